@@ -1,0 +1,37 @@
+"""Every REST endpoint, under /api/."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularSwaggerSplitView,
+)
+from rest_framework.routers import DefaultRouter
+
+from combat import api as combat_api
+from sheets.api import CampaignViewSet
+from sheets.character_api import (
+    BodyZoneViewSet,
+    CharacterViewSet,
+    DisciplineViewSet,
+    WeaponViewSet,
+)
+
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
+router.register("campaigns", CampaignViewSet, basename="campaign")
+router.register("characters", CharacterViewSet, basename="character")
+router.register(
+    r"characters/(?P<character_pk>\d+)/disciplines", DisciplineViewSet, basename="discipline"
+)
+router.register(r"characters/(?P<character_pk>\d+)/weapons", WeaponViewSet, basename="weapon")
+router.register(r"characters/(?P<character_pk>\d+)/zones", BodyZoneViewSet, basename="zone")
+combat_api.register(router)
+
+urlpatterns = [
+    path("", include(router.urls)),
+    path("rules/", include("combat.dice_api_urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
+]

@@ -1,0 +1,94 @@
+"""Schema postprocessing (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]).
+
+Views document their own successes and their own domain errors; the answers that come from the
+framework around them are added here, once, to every operation they apply to:
+
+* 401 / 403 / 404 on the authenticated endpoints (no credentials; may see but not change, or a
+  missing CSRF token on a session write; not yours to see or not there);
+* 400 on every write (a bad body, or a malformed ``Idempotency-Key``);
+* the ``Idempotency-Key`` header with its 409 (first request still running) and 422 (key
+  reused for another request) on every POST, PUT, PATCH and DELETE (config/idempotency.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.idempotency import HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER, TTL
+
+UNSAFE = ("post", "put", "patch", "delete")
+PUBLIC_PREFIX = "/api/rules/"
+
+API_ERROR = {
+    "type": "object",
+    "description": "An error: `detail` says what went wrong; a 400 names each field at fault "
+    "instead, each with a list of messages.",
+    "properties": {"detail": {"type": "string"}},
+    "additionalProperties": True,
+}
+_REF = {"$ref": "#/components/schemas/ApiError"}
+
+IDEMPOTENCY_PARAMETER = {
+    "name": HEADER,
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+    "description": (
+        "Any unique string (a UUID) naming this request, so that it can be retried safely. "
+        "Sent again with the same method, path and body within "
+        f"{int(TTL.total_seconds() // 3600)} hours, the first response comes back (with "
+        f"`{REPLAYED_HEADER}: true`) and nothing happens twice; reused for a different "
+        "request: 422; while the first request is still running: 409. Keys belong to the "
+        "authenticated user; anonymous requests (the rules API) ignore them."
+    ),
+}
+
+COMMON = {
+    "400": "Bad input: each field at fault with its messages, or a malformed Idempotency-Key.",
+    "401": "No credentials, or an invalid or revoked token.",
+    "403": "You may see this but not change it (or a session write without its CSRF token).",
+    "404": "No such object, or not one you may see.",
+    "409": "A request with the same Idempotency-Key is still running; retry in a moment.",
+    "422": "This Idempotency-Key was already used for a different request.",
+}
+
+
+def _add(responses: dict[str, Any], code: str) -> None:
+    if code in responses:
+        existing = responses[code]
+        if COMMON[code] not in existing.get("description", ""):
+            existing["description"] = f"{existing.get('description', '')} Or: {COMMON[code]}"
+        existing.setdefault("content", {"application/json": {"schema": _REF}})
+        return
+    responses[code] = {
+        "description": COMMON[code],
+        "content": {"application/json": {"schema": _REF}},
+    }
+
+
+def document_common_responses(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    result.setdefault("components", {}).setdefault("schemas", {})["ApiError"] = API_ERROR
+    for path, operations in result.get("paths", {}).items():
+        authenticated = path.startswith("/api/") and not path.startswith(PUBLIC_PREFIX)
+        for method, operation in operations.items():
+            if method not in (*UNSAFE, "get", "head"):
+                continue
+            responses = operation.setdefault("responses", {})
+            codes: list[str] = []
+            if authenticated:
+                codes.append("401")
+                if method in UNSAFE:
+                    codes.append("403")
+                if "{" in path:
+                    codes.append("404")
+            if method in UNSAFE:
+                codes += ["400", "409", "422"]
+                params = operation.setdefault("parameters", [])
+                if not any(p.get("name") == HEADER for p in params):
+                    params.append(dict(IDEMPOTENCY_PARAMETER))
+            for code in codes:
+                _add(responses, code)
+            operation["responses"] = dict(sorted(responses.items()))
+    return result

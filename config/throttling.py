@@ -1,0 +1,110 @@
+"""Login attempts are limited per username and per client address.
+
+Guessing a password means many POSTs to the login page: each one counts, for the username it
+names (however its case is typed) and for the address it comes from, in fixed windows at the
+rate ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["login"]`` (``THROTTLE_LOGIN``, 10/min). Over
+the limit the answer is 429 with ``Retry-After`` and a page that says how long to wait; the
+password is not even checked. An attempt is counted before the password is checked (so racing
+requests cannot slip past the count) and given back when it logs in: only failures use up the
+allowance, so a table of players behind one home router can all log in.
+
+The client address is found exactly as the rules API's throttles find it (DRF's ``get_ident``,
+which honours ``REST_FRAMEWORK["NUM_PROXIES"]`` behind a proxy), and the counters live in the
+default cache, as DRF's do: with several processes, configure a shared cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import time
+from collections.abc import Callable
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
+
+SCOPE = "login"
+
+
+def login_rate() -> tuple[int | None, int | None]:
+    """(requests, seconds) from the ``login`` throttle rate; (None, None) when unset."""
+    rate = api_settings.DEFAULT_THROTTLE_RATES.get(SCOPE)
+    if not rate:
+        return None, None
+    # The same notation as DRF's throttles: "10/min", "100/hour", "5/s".
+    count, period = rate.split("/")
+    return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
+
+
+def client_ident(request: HttpRequest) -> str:
+    ident: str = BaseThrottle().get_ident(request)
+    return ident
+
+
+def _window(bucket: str, window: int, now: float) -> tuple[str, int]:
+    start = int(now // window) * window
+    return f"throttle:{SCOPE}:{bucket}:{start}", start
+
+
+def _hit(bucket: str, limit: int, window: int, now: float) -> float | None:
+    """Count one attempt in ``bucket``; the seconds to wait when over ``limit``, else None."""
+    key, start = _window(bucket, window, now)
+    cache.add(key, 0, timeout=window + 1)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=window + 1)
+        count = 1
+    if count > limit:
+        return start + window - now
+    return None
+
+
+def _give_back(bucket: str, window: int, now: float) -> None:
+    key, _ = _window(bucket, window, now)
+    with contextlib.suppress(ValueError):  # the window is over: nothing to give back
+        cache.decr(key)
+
+
+class LoginThrottleMiddleware:
+    """Answers 429 to a POST to the login page once the username or the address is over
+    the limit."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method != "POST" or request.path != reverse("login"):
+            return self.get_response(request)
+        limit, window = login_rate()
+        if limit is None or window is None:
+            return self.get_response(request)
+        now = time.time()
+        buckets = _buckets(request)
+        waits = [w for b in buckets if (w := _hit(b, limit, window, now)) is not None]
+        if waits:
+            seconds = max(1, math.ceil(max(waits)))
+            response = render(
+                request, "registration/login_throttled.html", {"wait": seconds}, status=429
+            )
+            response["Retry-After"] = str(seconds)
+            return response
+        response = self.get_response(request)
+        if response.status_code in (301, 302, 303) and request.user.is_authenticated:
+            for bucket in buckets:
+                _give_back(bucket, window, now)
+        return response
+
+
+def _buckets(request: HttpRequest) -> list[str]:
+    buckets = [f"ip:{client_ident(request)}"]
+    username = request.POST.get("username", "").strip().casefold()
+    if username:
+        # Hashed: the cache key stays short and free of whatever was typed.
+        buckets.append("user:" + hashlib.sha256(username.encode()).hexdigest()[:32])
+    return buckets

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it:
+#   1. ruff (lint + format check), mypy strict on rules/
+#   2. unit + API tests on SQLite
+#   3. browser tests (headless Debian Chromium + Playwright), in their own pytest process
+#   4. the unit + API suite again on a throwaway PostgreSQL cluster (and Redis when present),
+#      plus the PostgreSQL-only tests
+# Suites whose tools are missing are skipped LOUDLY on a laptop; with CI=true or REQUIRE_ALL=1
+# a missing tool fails the run instead, so CI can never skip a suite silently.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh || exit 1
+export DJANGO_SETTINGS_MODULE=config.test_settings
+PY=.venv/bin/python
+STRICT=0
+if [ "${CI:-}" = "true" ] || [ "${REQUIRE_ALL:-}" = "1" ]; then STRICT=1; fi
+REPORTS="$(mktemp -d)"
+FAILED=()
+SKIPPED=()
+CLEANUP=()
+cleanup() { for cmd in "${CLEANUP[@]}"; do eval "$cmd" >/dev/null 2>&1 || true; done; rm -rf "$REPORTS"; }
+trap cleanup EXIT
+
+banner() { printf '\n===== %s =====\n' "$*"; }
+
+missing() {  # missing <suite> <why>
+  if [ "$STRICT" = 1 ]; then
+    echo "!!! $1 cannot run: $2 (CI/REQUIRE_ALL set: this is a failure)"
+    FAILED+=("$1 (not run: $2)")
+  else
+    echo "!!! SKIPPING $1: $2"
+    SKIPPED+=("$1 ($2)")
+  fi
+}
+
+run_pytest() {  # run_pytest <suite name> <pytest args...>
+  local name="$1"; shift
+  banner "$name"
+  "$PY" -m pytest --junitxml="$REPORTS/$(echo "$name" | tr -c 'a-zA-Z0-9' _).xml" "$@"
+  local rc=$?
+  if [ $rc -eq 5 ]; then
+    echo "!!! $name collected no tests, but it must have some: failing."
+    FAILED+=("$name (no tests collected)")
+  elif [ $rc -ne 0 ]; then
+    FAILED+=("$name (pytest exit $rc)")
+  fi
+}
+
+banner "ruff"
+.venv/bin/ruff check . || FAILED+=("ruff check")
+.venv/bin/ruff format --check . || FAILED+=("ruff format")
+banner "mypy (strict, rules/)"
+.venv/bin/mypy || FAILED+=("mypy")
+
+run_pytest "unit and API (SQLite)" -m "not browser and not postgres" -q tests
+
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+if [ -x "$CHROMIUM" ]; then
+  # Live pages are served by a uvicorn subprocess: it shares this SQLite file with pytest.
+  OMG_TEST_DB="$REPORTS/browser.sqlite3" CHROMIUM="$CHROMIUM" DJANGO_ALLOW_ASYNC_UNSAFE=true \
+    run_pytest "browser (Chromium)" -m browser -q --screenshot only-on-failure --output "${BROWSER_ARTIFACTS:-test-results}" tests/browser
+else
+  missing "browser suite" "no Chromium at $CHROMIUM (apt-get install chromium)"
+fi
+
+PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
+if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
+  banner "starting a throwaway PostgreSQL"
+  if PG_ENV="$(scripts/throwaway-services.sh postgres "$PG_BIN")"; then
+    eval "$PG_ENV"
+    CLEANUP+=("$PG_STOP")
+    if command -v redis-server >/dev/null 2>&1; then
+      REDIS_ENV="$(scripts/throwaway-services.sh redis)" && eval "$REDIS_ENV" && CLEANUP+=("$REDIS_STOP")
+    else
+      missing "Redis-backed tests" "no redis-server (apt-get install redis-server)"
+    fi
+    DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
+      run_pytest "unit and API (PostgreSQL)" -m "not browser" -q tests
+  else
+    FAILED+=("PostgreSQL (the throwaway cluster did not start)")
+  fi
+else
+  missing "PostgreSQL suite" "no PostgreSQL server binaries (apt-get install postgresql)"
+fi
+
+banner "summary"
+"$PY" scripts/junit_summary.py "$REPORTS"/*.xml
+for s in "${SKIPPED[@]}"; do echo "SKIPPED SUITE: $s"; done
+if [ ${#FAILED[@]} -gt 0 ]; then
+  for f in "${FAILED[@]}"; do echo "FAILED: $f"; done
+  exit 1
+fi
+echo "All suites passed."
