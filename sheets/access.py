@@ -1,0 +1,32 @@
+"""Who may see or change what. Every view goes through these helpers.
+
+Outsiders get 404 (they must not learn that an object exists); members who may look but not
+change get 403 on a change.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
+
+from sheets.models import Campaign, Character
+
+
+def get_campaign_for_user(request: HttpRequest, pk: int, *, write: bool = False) -> Campaign:
+    campaign = Campaign.objects.for_user(request.user).select_related("gm").filter(pk=pk).first()
+    if campaign is None:
+        raise Http404("No such campaign.")
+    if write and not campaign.is_gm(request.user):
+        raise PermissionDenied("Only the campaign's GM can change it.")
+    return campaign
+
+
+def get_character_for_user(request: HttpRequest, pk: int, *, write: bool = False) -> Character:
+    """The character if the user may see it (its campaign's GM and players), 404 otherwise;
+    with ``write``, 403 unless the user owns it or runs its campaign."""
+    character = Character.objects.visible_to(request.user).with_sheet().filter(pk=pk).first()
+    if character is None:
+        raise Http404("No such character.")
+    if write and not character.can_edit(request.user):
+        raise PermissionDenied("Only the character's player and the GM can change this sheet.")
+    return character

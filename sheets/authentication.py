@@ -1,0 +1,40 @@
+"""API token authentication: ``Authorization: Token <key>``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from sheets.models import ApiToken, hash_token
+
+# Touch last_used_at at most this often, so a busy integration does not write on every request.
+LAST_USED_RESOLUTION = timedelta(minutes=5)
+
+
+class ApiTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Token"
+
+    def authenticate(self, request: Request) -> tuple[Any, ApiToken] | None:
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Send the header as 'Token <key>'.")
+        try:
+            key = header[1].decode()
+        except UnicodeError as exc:
+            raise exceptions.AuthenticationFailed("The token contains invalid characters.") from exc
+        token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(key)).first()
+        if token is None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        return token.user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword

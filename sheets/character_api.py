@@ -1,0 +1,598 @@
+"""REST API for character sheets: the whole sheet as one JSON document, with its computed
+numbers, and the same permission rules as the pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.db.models import F, QuerySet
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from rules import RulesError
+from rules.omg_data import APTITUDE_CHOICES
+from sheets import randomness, services
+from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
+from sheets.numbers import SheetNumbers, sheet_numbers
+
+
+class DisciplineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Discipline
+        fields = ["id", "name", "source", "level", "exp_marks", "aptitude"]
+
+
+class WeaponSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Weapon
+        fields = ["id", "name", "category", "dmg", "dmg_max", "bonus"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("dmg", 0) > attrs.get("dmg_max", 5):
+            raise serializers.ValidationError({"dmg": ["DMG cannot exceed the weapon's max DMG."]})
+        return attrs
+
+
+class BodyZoneSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = BodyZone
+        fields = [
+            "id",
+            "name",
+            "position",
+            "armor_type",
+            "arm",
+            "arm_max",
+            "arm_bonus",
+            "wounds",
+            "grievous",
+        ]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("arm", 0) > attrs.get("arm_max", 5):
+            raise serializers.ValidationError({"arm": ["ARM cannot exceed the zone's max ARM."]})
+        return attrs
+
+
+CHARACTER_FIELDS = [
+    "name",
+    "is_npc",
+    "occupation",
+    "sex",
+    "appearance",
+    "age",
+    "height",
+    "weight",
+    "attitude",
+    "backstory",
+    "outlook",
+    "objectives",
+    "equipment",
+    "currency_property",
+    "notes",
+    "archetype",
+    "foc",
+    "spd",
+    "skl",
+    "vgr",
+    "nrv",
+    "chr",
+    "svy",
+    "fate",
+    "exp_marks",
+    "talent_marks",
+    "rsv",
+    "itv",
+    "vitality",
+    "mana",
+    "chi",
+    "bzf",
+    "bzf_rolled",
+    "yards_per_height",
+    "pending_raises",
+]
+
+
+CREATION_METHODS = ("", "2d6", "7d6", "manual")
+CREATION_KEYS = {"method", "dice", "server_rolled", "imported"}
+
+
+def validate_creation_record(value: Any) -> dict[str, Any]:
+    """The wizard's creation record as it comes back in an imported sheet: the aptitude method,
+    its d6 (at most 14) and the flags; anything else is refused."""
+    if not isinstance(value, dict):
+        raise serializers.ValidationError("The creation record is an object (method, dice).")
+    unknown = sorted(set(value) - CREATION_KEYS)
+    if unknown:
+        raise serializers.ValidationError(f"Unknown keys in the creation record: {unknown}.")
+    if value.get("method", "") not in CREATION_METHODS:
+        raise serializers.ValidationError("The creation method is 2d6, 7d6 or manual.")
+    dice = value.get("dice", [])
+    if (
+        not isinstance(dice, list)
+        or len(dice) > 14
+        or any(isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6 for d in dice)
+    ):
+        raise serializers.ValidationError("The creation dice are at most 14 d6 (1 to 6).")
+    for flag in ("server_rolled", "imported"):
+        if not isinstance(value.get(flag, False), bool):
+            raise serializers.ValidationError(f"{flag} is true or false.")
+    return value
+
+
+def _object(description: str) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": True, "description": description}
+
+
+class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    campaign = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    disciplines = DisciplineSerializer(many=True, required=False)
+    weapons = WeaponSerializer(many=True, required=False)
+    zones = BodyZoneSerializer(many=True, required=False)
+    composites = serializers.SerializerMethodField()
+    derived = serializers.SerializerMethodField()
+    strikes = serializers.SerializerMethodField()
+    defenses = serializers.SerializerMethodField()
+    discipline_pro = serializers.SerializerMethodField()
+    creation = serializers.JSONField(
+        required=False,
+        validators=[validate_creation_record],
+        help_text="How the wizard built it: aptitude method, the d6 and whether the server "
+        "rolled them. Set only when a sheet is created (an import keeps it, marked imported).",
+    )
+
+    class Meta:
+        model = Character
+        fields = [
+            "id",
+            "campaign",
+            "owner",
+            *CHARACTER_FIELDS,
+            "creation",
+            "version",
+            "disciplines",
+            "weapons",
+            "zones",
+            "composites",
+            "derived",
+            "strikes",
+            "defenses",
+            "discipline_pro",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "version", "created_at", "updated_at"]
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        if self.instance is not None:
+            # Raises are bought with Fate (buy-raise) and the creation record is the wizard's:
+            # a new sheet (an import) brings its own, an existing one never takes them.
+            fields["pending_raises"].read_only = True
+            fields["creation"].read_only = True
+        request = self.context.get("request")
+        if request is not None and request.user.is_authenticated:
+            fields["campaign"].queryset = Campaign.objects.for_user(request.user)
+        return fields
+
+    # The computed parts, all read only, from one rules computation per character.
+    def _numbers(self, obj: Character) -> SheetNumbers:
+        cache: dict[int, SheetNumbers] = self.context.setdefault("_numbers", {})
+        if obj.pk not in cache:
+            cache[obj.pk] = sheet_numbers(obj)
+        return cache[obj.pk]
+
+    @extend_schema_field(_object("Composites: AGL, STR, STM, SPR, INS, WIT -> value, PRO, DIF."))
+    def get_composites(self, obj: Character) -> dict[str, Any]:
+        rows = self._numbers(obj).composites
+        return {r.abbr: {"value": r.value, "pro": r.pro, "dif": r.dif} for r in rows}
+
+    @extend_schema_field(
+        _object("VIT, MNA, CHI maxima, BZF, ENC (carry, lift), MOV, weight class.")
+    )
+    def get_derived(self, obj: Character) -> dict[str, Any]:
+        n = self._numbers(obj)
+        d = n.derived
+        return {
+            "aptitudes": {
+                r.abbr: {"value": r.value, "pro": r.pro, "dif": r.dif} for r in n.aptitudes
+            },
+            "vit": d.vit,
+            "mna": d.mna,
+            "chi": d.chi,
+            "bzf": d.bzf,
+            "enc": d.enc,
+            "carry": d.carry,
+            "lift": d.lift,
+            "mov": d.mov,
+            "weight_category": n.weight_category,
+        }
+
+    @extend_schema_field(
+        {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "Per weapon: its discipline and level, PRO for fast (+SPD), precise "
+            "(+SKL) and mighty (+VGR) strikes, and DMG (with the bonus).",
+        }
+    )
+    def get_strikes(self, obj: Character) -> list[dict[str, Any]]:
+        return [
+            {
+                "weapon_id": r.weapon.pk,
+                "weapon": r.weapon.name,
+                "discipline": r.discipline,
+                "level": r.level,
+                **r.pro,
+                "dmg": r.damage,
+            }
+            for r in self._numbers(obj).weapons
+        ]
+
+    @extend_schema_field(_object("DIF of dodge (SPD), parry (SKL) and block (VGR) with Melee."))
+    def get_defenses(self, obj: Character) -> dict[str, int]:
+        n = self._numbers(obj)
+        return {**n.defenses, "melee": n.melee}
+
+    @extend_schema_field(_object("PRO of each discipline with its paired aptitude."))
+    def get_discipline_pro(self, obj: Character) -> dict[str, int]:
+        return {r.discipline.name: r.pro for r in self._numbers(obj).disciplines}
+
+    def validate_campaign(self, campaign: Campaign) -> Campaign:
+        if self.instance is not None and campaign.pk != self.instance.campaign_id:
+            raise serializers.ValidationError("A character cannot move to another campaign.")
+        return campaign
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        request = self.context["request"]
+        campaign = attrs.get("campaign") or (self.instance and self.instance.campaign)
+        if attrs.get("is_npc") and campaign is not None and not campaign.is_gm(request.user):
+            raise serializers.ValidationError({"is_npc": ["Only the GM creates NPCs."]})
+        for key in ("disciplines", "zones"):
+            names = [row["name"] for row in attrs.get(key, [])]
+            if len(names) != len(set(names)):
+                raise serializers.ValidationError({key: "Each name may appear only once."})
+        return attrs
+
+    def _write_rows(self, character: Character, rows: dict[str, Any]) -> None:
+        for key, model in (("disciplines", Discipline), ("weapons", Weapon), ("zones", BodyZone)):
+            if key not in rows:
+                continue
+            model.objects.filter(character=character).delete()
+            objs = []
+            for position, data in enumerate(rows[key]):
+                data = {k: v for k, v in data.items() if k != "id"}
+                if key == "zones":
+                    data.setdefault("position", position)
+                obj = model(character=character, **data)
+                obj.full_clean(exclude=["character"])
+                objs.append(obj)
+            model.objects.bulk_create(objs)
+
+    def create(self, validated_data: dict[str, Any]) -> Character:
+        rows = {
+            k: validated_data.pop(k)
+            for k in ("disciplines", "weapons", "zones")
+            if k in validated_data
+        }
+        if validated_data.get("creation"):
+            # Not rolled by this server's wizard: the GM sees that the record came with the file.
+            validated_data["creation"] = {**validated_data["creation"], "imported": True}
+        with transaction.atomic():
+            character = services.create_character(
+                owner=self.context["request"].user,
+                # Zones sent with the sheet replace the default humanoid set.
+                zones=() if "zones" in rows else services.DEFAULT_ZONES,
+                **validated_data,
+            )
+            self._write_rows(character, rows)
+        return character
+
+    def update(self, instance: Character, validated_data: dict[str, Any]) -> Character:
+        rows = {
+            k: validated_data.pop(k)
+            for k in ("disciplines", "weapons", "zones")
+            if k in validated_data
+        }
+        expected = self.context.get("expected_version")
+        with transaction.atomic():
+            locked = Character.objects.select_for_update().get(pk=instance.pk)
+            if expected is not None and locked.version != expected:
+                raise VersionConflict(locked.version)
+            for key, value in validated_data.items():
+                setattr(locked, key, value)
+            locked.version += 1
+            locked.full_clean()
+            locked.save()
+            self._write_rows(locked, rows)
+        return Character.objects.with_sheet().get(pk=instance.pk)
+
+
+class VersionConflict(Exception):
+    def __init__(self, current: int) -> None:
+        super().__init__(current)
+        self.current = current
+
+
+class CanEditCharacter(permissions.BasePermission):
+    message = "Only the character's player and the campaign's GM can change it."
+
+    def has_object_permission(self, request: Request, view: Any, obj: Character) -> bool:
+        return request.method in permissions.SAFE_METHODS or obj.can_edit(request.user)
+
+
+class RestResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    raised = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Disciplines that rose: name -> [old, new].",
+    )
+    aptitudes_raised = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField())
+    )
+    exp_lost = serializers.IntegerField(help_text="EXP marks whose discipline was already at 5.")
+    itv = serializers.IntegerField()
+    itv_d10 = serializers.IntegerField()
+    mna = serializers.IntegerField()
+    chi = serializers.IntegerField()
+
+
+class RaiseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    aptitude = serializers.ChoiceField(choices=APTITUDE_CHOICES)
+
+
+class ReserveRollSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    roll = serializers.IntegerField(
+        min_value=1, max_value=100, required=False, help_text="A physical d100 (100 for 00)."
+    )
+
+
+class ReserveCallSerializer(ReserveRollSerializer):
+    keep_reserve = serializers.BooleanField(
+        help_text="true: use the RSV on the sheet and store the new roll as RSV."
+    )
+
+
+class ReserveResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    used = serializers.IntegerField()
+    rsv = serializers.IntegerField()
+
+
+def _rest_payload(result: Any) -> dict[str, Any]:
+    return {
+        "raised": {k: list(v) for k, v in result.raised.items()},
+        "aptitudes_raised": {k: list(v) for k, v in result.aptitudes_raised.items()},
+        "exp_lost": result.exp_lost,
+        "itv": result.itv,
+        "itv_d10": result.itv_d10,
+        "mna": result.mna,
+        "chi": result.chi,
+    }
+
+
+class CharacterWorkflowActions:
+    """The advancement and reserve-roll workflows, as actions on /api/characters/{id}/."""
+
+    get_object: Any
+    get_serializer: Any
+
+    @extend_schema(request=None, responses={200: RestResultSerializer})
+    @action(detail=True, methods=["post"])
+    def rest(self, request: Request, pk: str | None = None) -> Response:
+        """The daily rest: EXP raises disciplines, bought aptitude raises apply, ITV is
+        rerolled, Mana and Chi refill."""
+        character = self.get_object()
+        result = services.daily_rest(character=character, rng=randomness.server_rng())
+        return Response(_rest_payload(result))
+
+    @extend_schema(
+        request=RaiseSerializer,
+        responses={200: CharacterSerializer, 400: OpenApiResponse(description="Not enough Fate.")},
+    )
+    @action(detail=True, methods=["post"], url_path="buy-raise")
+    def buy_raise(self, request: Request, pk: str | None = None) -> Response:
+        """Spend 3 Fate for +1 on an aptitude at the next rest."""
+        character = self.get_object()
+        payload = RaiseSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            services.buy_aptitude_raise(
+                character=character, aptitude=payload.validated_data["aptitude"]
+            )
+        except RulesError as exc:
+            raise serializers.ValidationError({"aptitude": [str(exc)]}) from exc
+        fresh = Character.objects.with_sheet().get(pk=character.pk)
+        return Response(self.get_serializer(fresh).data)
+
+    @extend_schema(request=ReserveRollSerializer, responses={200: ReserveResultSerializer})
+    @action(detail=True, methods=["post"], url_path="reserve/roll")
+    def reserve_roll(self, request: Request, pk: str | None = None) -> Response:
+        """Roll the RSV kept on the sheet (or record a physical roll)."""
+        character = self.get_object()
+        payload = ReserveRollSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        value = services.roll_reserve(
+            character=character,
+            rng=randomness.server_rng(),
+            roll=payload.validated_data.get("roll"),
+        )
+        return Response({"used": value, "rsv": value})
+
+    @extend_schema(
+        request=ReserveCallSerializer,
+        responses={200: ReserveResultSerializer, 400: OpenApiResponse(description="No RSV yet.")},
+    )
+    @action(detail=True, methods=["post"], url_path="reserve/call")
+    def reserve_call(self, request: Request, pk: str | None = None) -> Response:
+        """Answer the GM's reserve-roll call: use the new roll or the RSV."""
+        character = self.get_object()
+        payload = ReserveCallSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            result = services.reserve_call(
+                character=character,
+                keep_reserve=payload.validated_data["keep_reserve"],
+                rng=randomness.server_rng(),
+                roll=payload.validated_data.get("roll"),
+            )
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+        return Response({"used": result.used, "rsv": result.rsv})
+
+
+_CONFLICT = OpenApiResponse(description="The sheet changed since the `version` you sent.")
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("campaign", int, description="Only the characters of this campaign.")
+        ],
+        responses={
+            200: CharacterSerializer(many=True),
+            400: OpenApiResponse(description="`campaign` is not a number."),
+        },
+    ),
+    update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
+    partial_update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
+)
+class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type: ignore[type-arg]
+    """Character sheets in my campaigns. Players create their own characters, the GM also
+    NPCs; the owner and the GM edit. PUT/PATCH accept `version` (the number read) and answer
+    409 when the sheet changed since; nested rows, when sent, replace the existing ones."""
+
+    serializer_class = CharacterSerializer
+    permission_classes = [permissions.IsAuthenticated, CanEditCharacter]
+
+    def get_queryset(self) -> QuerySet[Character]:
+        queryset = Character.objects.visible_to(self.request.user).with_sheet()
+        campaign = self.request.query_params.get("campaign")
+        if campaign is not None:
+            if not campaign.isdigit():
+                raise serializers.ValidationError({"campaign": ["Give a campaign id (a number)."]})
+            queryset = queryset.filter(campaign_id=int(campaign))
+        return queryset
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()
+        version = (
+            self.request.data.get("version")
+            if hasattr(self.request, "data") and isinstance(self.request.data, dict)
+            else None
+        )
+        if version is not None:
+            if isinstance(version, bool) or not isinstance(version, int):
+                raise serializers.ValidationError(
+                    {"version": ["Send the version number you read."]}
+                )
+            context["expected_version"] = version
+        return context
+
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        try:
+            return super().update(request, *args, **kwargs)
+        except VersionConflict as exc:
+            return Response(
+                {
+                    "detail": "The sheet changed since you read it; fetch it again and retry.",
+                    "version": exc.current,
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        try:
+            return super().create(request, *args, **kwargs)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+
+
+class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+    """Base for /api/characters/{character_pk}/<rows>/: the character's access rules apply
+    (outsiders 404, only the owner and the GM write)."""
+
+    kind = ""
+    http_method_names = ["get", "post", "put", "patch", "delete"]
+
+    def _character(self, *, write: bool) -> Character:
+        character = (
+            Character.objects.visible_to(self.request.user)
+            .filter(pk=self.kwargs["character_pk"])
+            .select_related("campaign")
+            .first()
+        )
+        if character is None:
+            raise NotFound("No such character.")
+        if write and not character.can_edit(self.request.user):
+            raise PermissionDenied("Only the character's player and the GM can change it.")
+        return character
+
+    def get_queryset(self) -> QuerySet[Any]:
+        if getattr(self, "swagger_fake_view", False):
+            return services.ROW_MODELS[self.kind].objects.none()
+        write = self.request.method not in permissions.SAFE_METHODS
+        character = self._character(write=write)
+        return services.ROW_MODELS[self.kind].objects.filter(character=character)
+
+    def perform_create(self, serializer: Any) -> None:
+        character = self._character(write=True)
+        try:
+            row = services.add_row(
+                character=character, kind=self.kind, data=serializer.validated_data
+            )
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+        serializer.instance = row
+
+    def perform_update(self, serializer: Any) -> None:
+        with transaction.atomic():
+            character = Character.objects.select_for_update().get(
+                pk=serializer.instance.character_id
+            )
+            row = serializer.instance
+            for key, value in serializer.validated_data.items():
+                setattr(row, key, value)
+            try:
+                row.full_clean()
+            except DjangoValidationError as exc:
+                raise serializers.ValidationError(exc.message_dict) from exc
+            row.save()
+            Character.objects.filter(pk=character.pk).update(version=F("version") + 1)
+
+    def perform_destroy(self, instance: Any) -> None:
+        services.delete_row(character=instance.character, kind=self.kind, row_id=instance.pk)
+
+
+class DisciplineViewSet(CharacterRowViewSet):
+    """A character's disciplines."""
+
+    kind = "discipline"
+    serializer_class = DisciplineSerializer
+
+
+class WeaponViewSet(CharacterRowViewSet):
+    """A character's weapons."""
+
+    kind = "weapon"
+    serializer_class = WeaponSerializer
+
+
+class BodyZoneViewSet(CharacterRowViewSet):
+    """A character's body zones with armor and wounds."""
+
+    kind = "zone"
+    serializer_class = BodyZoneSerializer

@@ -1,0 +1,417 @@
+"""The character sheet pages: create, view and edit field by field with htmx, delete."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from rules import RulesError
+from rules.omg_data import SECONDARY_LISTS
+from sheets import randomness, services
+from sheets.access import get_campaign_for_user, get_character_for_user
+from sheets.forms import CharacterCreateForm, row_form
+from sheets.models import Character
+from sheets.numbers import sheet_numbers
+from sheets.wizard import CreationForm, all_disciplines, roll_dice_for
+
+SHEET = "sheets/character_sheet.html"
+WIZARD = "sheets/character_wizard.html"
+ROW_KINDS = ("discipline", "weapon", "zone")
+
+
+def sheet_context(request: HttpRequest, character: Character, **extra: Any) -> dict[str, Any]:
+    return {
+        "character": character,
+        "numbers": sheet_numbers(character),
+        "can_edit": character.can_edit(request.user),
+        "is_gm": character.campaign.is_gm(request.user),
+        "forms": {kind: row_form(kind)(prefix=kind) for kind in ("discipline", "weapon", "zone")},
+        **extra,
+    }
+
+
+@login_required
+def character_create(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    campaign = get_campaign_for_user(request, campaign_pk)
+    is_gm = campaign.is_gm(request.user)
+    form = CharacterCreateForm(request.POST or None, allow_npc=is_gm)
+    if request.method == "POST" and form.is_valid():
+        try:
+            character = services.create_character(
+                campaign=campaign, owner=request.user, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                for error in errors:
+                    form.add_error(field if field in form.fields else None, error)
+        else:
+            messages.success(request, f"{character.name} is ready. Fill in the sheet.")
+            return redirect(character)
+    return render(request, "sheets/character_create.html", {"form": form, "campaign": campaign})
+
+
+@login_required
+def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    character = get_character_for_user(request, pk)
+    return render(request, SHEET, sheet_context(request, character))
+
+
+def _reload(character: Character) -> Character:
+    return Character.objects.with_sheet().get(pk=character.pk)
+
+
+@login_required
+@require_POST
+def character_edit_field(request: HttpRequest, pk: int) -> HttpResponse:
+    """One field of the sheet changed. htmx gets the field back (with its error, if any) and
+    every computed number out of band; a plain form post is redirected to the sheet."""
+    character = get_character_for_user(request, pk, write=True)
+    kind = request.POST.get("kind", "character")
+    field = request.POST.get("field", "")
+    value = request.POST.get("value", "")
+    original = request.POST.get("original", "")
+    try:
+        row_id = int(request.POST["row"]) if kind != "character" else None
+    except (KeyError, ValueError):
+        row_id = -1
+    error = conflict = None
+    status = 200
+    try:
+        services.edit_field(
+            character=character,
+            kind=kind,
+            row_id=row_id,
+            field=field,
+            value=value,
+            original=original,
+        )
+    except services.EditConflict as exc:
+        conflict = exc.current
+        status = 409
+    except ValidationError as exc:
+        error = " ".join(m for msgs in exc.message_dict.values() for m in msgs)
+        status = 422
+    if not request.htmx:
+        if conflict is not None or error:
+            messages.error(request, _message(field, error, conflict))
+        return redirect(character)
+    character = _reload(character)
+    edited_obj = _find_row(character, kind, row_id)
+    if edited_obj is None:  # the row was deleted elsewhere: show the section again instead
+        return render(request, f"{SHEET}#{kind}s", sheet_context(request, character))
+    context = sheet_context(
+        request,
+        character,
+        field_error=error,
+        conflict=conflict,
+        edited=(kind, row_id, field),
+        edited_obj=edited_obj,
+        edited_field=field if field in services.EDITABLE_FIELDS.get(kind, ()) else "name",
+    )
+    return render(request, "sheets/character_sheet.html#field-response", context, status=status)
+
+
+def _find_row(character: Character, kind: str, row_id: int | None) -> Any:
+    if kind == "character":
+        return character
+    related = {"discipline": "disciplines", "weapon": "weapons", "zone": "zones"}.get(kind)
+    if related is None:
+        return character
+    return next((r for r in getattr(character, related).all() if r.pk == row_id), None)
+
+
+def _message(field: str, error: str | None, conflict: object) -> str:
+    if conflict is not None:
+        return (
+            f"{field} was changed elsewhere (now {conflict!s}) since you opened the sheet; "
+            "your edit was not saved. Check the new value and try again."
+        )
+    return f"{field}: {error} The last good value was kept."
+
+
+@login_required
+@require_POST
+def character_add_row(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """A discipline, weapon or zone added. htmx gets its section back and, out of band, every
+    number the new row changes (weapon PRO, defenses)."""
+    character = get_character_for_user(request, pk, write=True)
+    form = row_form(kind)(request.POST, prefix=kind)
+    status = 200
+    if form.is_valid():
+        try:
+            services.add_row(character=character, kind=kind, data=form.cleaned_data)
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                for error in errors:
+                    form.add_error(field if field in form.fields else None, error)
+    if form.errors:
+        status = 422
+        if not request.htmx:
+            messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+    if not request.htmx:
+        return redirect(character)
+    context = sheet_context(request, _reload(character), kind=kind)
+    if form.errors:
+        context["forms"][kind] = form
+    return render(request, f"{SHEET}#row-response", context, status=status)
+
+
+@login_required
+@require_POST
+def character_delete_row(request: HttpRequest, pk: int, kind: str, row_id: int) -> HttpResponse:
+    if kind not in ROW_KINDS:
+        raise Http404("No such section.")
+    character = get_character_for_user(request, pk, write=True)
+    services.delete_row(character=character, kind=kind, row_id=row_id)
+    if not request.htmx:
+        return redirect(character)
+    context = sheet_context(request, _reload(character), kind=kind)
+    return render(request, f"{SHEET}#row-response", context)
+
+
+@login_required
+@require_POST
+def character_wound(request: HttpRequest, pk: int, zone_id: int) -> HttpResponse:
+    """+1 / -1 wound on a zone (the body diagram and the zone table)."""
+    character = get_character_for_user(request, pk, write=True)
+    try:
+        delta = int(request.POST.get("delta", "1"))
+    except ValueError:
+        delta = 0
+    delta = max(-1000, min(1000, delta))
+    try:
+        services.adjust_wounds(character=character, zone_id=zone_id, delta=delta)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    if not request.htmx:
+        return redirect(character)
+    return render(request, f"{SHEET}#wounds-response", sheet_context(request, _reload(character)))
+
+
+@login_required
+def character_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    character = get_character_for_user(request, pk, write=True)
+    if request.method == "POST":
+        campaign = character.campaign
+        character.delete()
+        messages.success(request, f"{character.name} was deleted.")
+        return redirect(campaign)
+    return render(request, "sheets/character_confirm_delete.html", {"character": character})
+
+
+@login_required
+def character_print(request: HttpRequest, pk: int) -> HttpResponse:
+    """The sheet laid out for paper: every number, no controls."""
+    character = get_character_for_user(request, pk)
+    context = sheet_context(request, character)
+    context["can_edit"] = False
+    return render(request, "sheets/character_print.html", context)
+
+
+@login_required
+def character_export(request: HttpRequest, pk: int) -> HttpResponse:
+    """The sheet as the API's JSON document, downloaded as a file."""
+    from sheets.character_api import CharacterSerializer
+
+    character = get_character_for_user(request, pk)
+    data = CharacterSerializer(character, context={"request": request}).data
+    response = JsonResponse(data, json_dumps_params={"indent": 2})
+    slug = slugify(character.name) or "character"
+    response["Content-Disposition"] = f'attachment; filename="{slug}.json"'
+    return response
+
+
+@login_required
+def character_wizard(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    """Create a character by the rules: method, archetype, the 7 points. Each change re-checks
+    the build (htmx); "Roll for me" fills in server dice; "Create" builds the sheet. The draft
+    lives in the session, so leaving and coming back keeps it."""
+    campaign = get_campaign_for_user(request, campaign_pk)
+    draft_key = f"wizard:{campaign.pk}"
+    dice_key = f"wizard-dice:{campaign.pk}"
+    if request.method != "POST":
+        if request.GET.get("reset"):
+            request.session.pop(draft_key, None)
+            request.session.pop(dice_key, None)
+        draft = request.session.get(draft_key)
+        form = CreationForm(draft) if draft else CreationForm()
+        if draft:
+            form.is_valid()
+        context = {"form": form, "campaign": campaign, "checked": bool(draft), **_wizard_lists()}
+        return render(request, WIZARD, context)
+    action = request.POST.get("action", "check")
+    data = request.POST.copy()
+    if action == "roll":
+        data["dice"] = roll_dice_for(data.get("method", ""), randomness.server_rng())
+        request.session[dice_key] = data["dice"]
+    form = CreationForm(data)
+    valid = form.is_valid()
+    if action == "create" and valid and form.summary and form.aptitude_roll:
+        cleaned = form.cleaned_data
+        character = services.create_from_build(
+            campaign=campaign,
+            owner=request.user,
+            name=cleaned["name"],
+            aptitudes=form.aptitude_roll,
+            archetype=cleaned["archetype"],
+            weapon_category=cleaned["weapon_category"] or None,
+            ranks=dict(form.summary.ranks),
+            weight=cleaned["weight"],
+            rng=randomness.server_rng(),
+            weapon=cleaned["weapon"],
+            armor=cleaned["armor"],
+            equipment=cleaned["equipment"],
+            server_rolled=bool(cleaned["dice"])
+            and cleaned["dice"] == request.session.get(dice_key),
+        )
+        request.session.pop(draft_key, None)
+        request.session.pop(dice_key, None)
+        messages.success(request, f"{character.name} is ready.")
+        if request.htmx:
+            return HttpResponseClientRedirect(character.get_absolute_url())
+        return redirect(character)
+    request.session[draft_key] = {
+        k: v for k, v in data.items() if k not in ("csrfmiddlewaretoken", "action")
+    }
+    context = {"form": form, "campaign": campaign, "checked": True, **_wizard_lists()}
+    status = 200 if valid or action != "create" else 422
+    template = f"{WIZARD}#wizard-form" if request.htmx else WIZARD
+    return render(request, template, context, status=status)
+
+
+def _wizard_lists() -> dict[str, Any]:
+    return {"known_disciplines": all_disciplines(), "secondary_lists": SECONDARY_LISTS}
+
+
+@login_required
+@require_POST
+def character_rest(request: HttpRequest, pk: int) -> HttpResponse:
+    """The daily rest (owner or GM)."""
+    character = get_character_for_user(request, pk, write=True)
+    result = services.daily_rest(character=character, rng=randomness.server_rng())
+    raised = ", ".join(f"{name} {old}→{new}" for name, (old, new) in result.raised.items())
+    messages.success(
+        request,
+        f"Rested: ITV {result.itv} (d10 {result.itv_d10}), Mana and Chi refilled"
+        + (f"; raised {raised}" if raised else "")
+        + (f"; {result.exp_lost} EXP found its discipline already at 5" if result.exp_lost else "")
+        + ".",
+    )
+    return redirect(character)
+
+
+@login_required
+@require_POST
+def character_buy_raise(request: HttpRequest, pk: int) -> HttpResponse:
+    """Spend 3 Fate on +1 to an aptitude at the next rest."""
+    character = get_character_for_user(request, pk, write=True)
+    try:
+        services.buy_aptitude_raise(character=character, aptitude=request.POST.get("aptitude", ""))
+    except RulesError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "3 Fate spent; the aptitude rises at the next rest.")
+    return redirect(character)
+
+
+MAX_IMPORT_BYTES = 512 * 1024
+
+
+@login_required
+def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    """Create a character from a sheet exported as JSON (the API's document). All or nothing:
+    a file with any error creates nothing and says what is wrong."""
+    from sheets.character_api import CharacterSerializer
+
+    campaign = get_campaign_for_user(request, campaign_pk)
+    errors: list[str] = []
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        raw = upload.read(MAX_IMPORT_BYTES + 1) if upload else request.POST.get("text", "").encode()
+        data: Any = None
+        if not raw.strip():
+            errors.append("Choose an exported .json file or paste its text.")
+        elif len(raw) > MAX_IMPORT_BYTES:
+            errors.append("That file is too large for a character sheet (512 KB at most).")
+        else:
+            try:
+                data = json.loads(raw)
+            except (UnicodeDecodeError, ValueError) as exc:
+                errors.append(f"That is not valid JSON: {exc}.")
+        if data is not None and not isinstance(data, dict):
+            errors.append("The file must hold one character (a JSON object).")
+        elif data is not None:
+            data = {**data, "campaign": campaign.pk}
+            if not campaign.is_gm(request.user):
+                data["is_npc"] = False
+            serializer = CharacterSerializer(data=data, context={"request": request})
+            if serializer.is_valid():
+                try:
+                    character = serializer.save()
+                except ValidationError as exc:
+                    errors.extend(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+                else:
+                    messages.success(request, f"{character.name} imported.")
+                    return redirect(character)
+            else:
+                errors.extend(_flatten_errors(serializer.errors))
+    status = 422 if errors else 200
+    return render(
+        request,
+        "sheets/character_import.html",
+        {"campaign": campaign, "errors": errors},
+        status=status,
+    )
+
+
+def _flatten_errors(errors: Any, prefix: str = "") -> list[str]:
+    if isinstance(errors, dict):
+        return [
+            m for key, value in errors.items() for m in _flatten_errors(value, f"{prefix}{key}.")
+        ]
+    if isinstance(errors, list):
+        out: list[str] = []
+        for index, value in enumerate(errors):
+            if isinstance(value, dict | list):
+                out.extend(_flatten_errors(value, f"{prefix}{index}."))
+            elif value:
+                out.append(f"{prefix.rstrip('.')}: {value}")
+        return out
+    return [f"{prefix.rstrip('.')}: {errors}"]
+
+
+@login_required
+@require_POST
+def character_reserve(request: HttpRequest, pk: int) -> HttpResponse:
+    """Roll the RSV, or answer a reserve call by using the new roll or the stored RSV."""
+    character = get_character_for_user(request, pk, write=True)
+    mode = request.POST.get("mode", "roll")
+    raw = request.POST.get("roll", "").strip()
+    roll = None
+    if raw:
+        if not raw.isdigit() or not 1 <= int(raw) <= 100:
+            messages.error(request, "A d100 roll is a whole number from 1 to 100 (100 for 00).")
+            return redirect(character)
+        roll = int(raw)
+    rng = randomness.server_rng()
+    try:
+        if mode == "roll":
+            value = services.roll_reserve(character=character, rng=rng, roll=roll)
+            messages.success(request, f"RSV is now {value}.")
+        else:
+            result = services.reserve_call(
+                character=character, keep_reserve=mode == "keep", rng=rng, roll=roll
+            )
+            messages.success(request, f"Use {result.used}; RSV is now {result.rsv}.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect(character)

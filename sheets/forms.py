@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.http import Http404
+
+from sheets.models import APTITUDE_FIELDS, ApiToken, Campaign, Character
+
+
+class SignupForm(UserCreationForm):  # type: ignore[type-arg]
+    class Meta(UserCreationForm.Meta):
+        fields = ("username",)
+
+
+class CampaignForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = Campaign
+        fields = ["name", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 4})}
+        help_texts = {
+            "name": "What your group calls this campaign.",
+            "description": "Optional: the setting, the schedule, house rules.",
+        }
+
+
+class JoinForm(forms.Form):
+    code = forms.CharField(
+        max_length=32,
+        label="Join code",
+        help_text="Eight letters and digits from your GM; case, spaces and dashes do not matter.",
+    )
+
+
+class ApiTokenForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = ApiToken
+        fields = ["name"]
+
+
+class CharacterCreateForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The quick way to a sheet: a name and the aptitudes; everything else is edited on the
+    sheet itself."""
+
+    class Meta:
+        model = Character
+        fields = [
+            "name",
+            "is_npc",
+            "archetype",
+            "foc",
+            "spd",
+            "skl",
+            "vgr",
+            "nrv",
+            "chr",
+            "svy",
+            "weight",
+        ]
+        help_texts = {"is_npc": "A GM's character: players see it but cannot edit it."}
+
+    def __init__(self, *args: Any, allow_npc: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not allow_npc:
+            del self.fields["is_npc"]
+        for name in APTITUDE_FIELDS:
+            self.fields[name].widget.attrs.update({"min": 1, "max": 5})
+
+
+def row_form(kind: str) -> type[forms.ModelForm]:  # type: ignore[type-arg]
+    """The 'add a row' form of a sheet section (discipline, weapon or zone)."""
+    from sheets.services import EDITABLE_FIELDS, ROW_MODELS
+
+    if kind not in ("discipline", "weapon", "zone"):
+        raise Http404("No such section.")
+    fields = [
+        f for f in EDITABLE_FIELDS[kind] if f not in ("exp_marks", "wounds", "grievous", "source")
+    ]
+    return forms.modelform_factory(ROW_MODELS[kind], fields=fields)

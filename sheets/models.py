@@ -1,0 +1,423 @@
+"""Campaigns, API tokens and (later) character sheets."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from rules.omg_data import (
+    APTITUDE_CHOICES,
+    ARCHETYPE_CHOICES,
+    ARMORS,
+    WEAPON_CATEGORY_CHOICES,
+)
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+# Join codes avoid letters that are easy to misread aloud or on a phone (0/O, 1/I/L).
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 8
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def normalize_join_code(code: str) -> str:
+    """Players type codes by hand: ignore case, spaces and dashes."""
+    return "".join(ch for ch in code.upper() if ch.isalnum())
+
+
+class CampaignQuerySet(models.QuerySet["Campaign"]):
+    def for_user(self, user: AbstractBaseUser | AnonymousUser) -> CampaignQuerySet:
+        """Campaigns the user runs or plays in; none for an anonymous user."""
+        if not user.is_authenticated:
+            return self.none()
+        member = Q(gm=user) | Q(pk__in=Membership.objects.filter(user=user).values("campaign"))
+        return self.filter(member)
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    gm = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns_run"
+    )
+    players = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="Membership",
+        related_name="campaigns_played",
+        blank=True,
+    )
+    join_code = models.CharField(max_length=JOIN_CODE_LENGTH, unique=True, default=new_join_code)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = CampaignQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("sheets:campaign_detail", args=[self.pk])
+
+    def is_gm(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        return user.is_authenticated and self.gm_id == user.pk
+
+    def is_member(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        if not user.is_authenticated:
+            return False
+        return self.is_gm(user) or self.memberships.filter(user=user).exists()
+
+    def regenerate_join_code(self) -> str:
+        self.join_code = new_join_code()
+        self.save(update_fields=["join_code", "updated_at"])
+        return self.join_code
+
+
+class Membership(models.Model):
+    """A player in a campaign. The GM is not a member row: they own the campaign."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["joined_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.campaign}"
+
+
+def hash_token(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def create_token(self, *, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+        """Create a token and return it with its key. Only the hash is stored: the key is
+        shown once, at creation."""
+        key = secrets.token_urlsafe(32)
+        token = self.create(user=user, name=name, key_hash=hash_token(key), prefix=key[:8])
+        return token, key
+
+
+class ApiToken(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=80, help_text="What this token is for, e.g. 'Discord bot'.")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(max_length=8, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+# --- Character sheets -----------------------------------------------------------------------
+
+ARMOR_CHOICES = tuple((a.name, f"{a.name} (ARM {a.arm})") for a in ARMORS)
+APTITUDE_FIELDS = ("foc", "spd", "skl", "vgr", "nrv", "chr", "svy")
+
+
+def _range(field: str, low: int, high: int | None, name: str) -> models.CheckConstraint:
+    condition = Q(**{f"{field}__gte": low})
+    if high is not None:
+        condition &= Q(**{f"{field}__lte": high})
+    return models.CheckConstraint(condition=condition, name=name)
+
+
+def _aptitude_field(label: str) -> models.PositiveSmallIntegerField:
+    return models.PositiveSmallIntegerField(
+        label,
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(5)],
+    )
+
+
+class CharacterQuerySet(models.QuerySet["Character"]):
+    def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> CharacterQuerySet:
+        """Characters in the campaigns the user runs or plays in, except those the GM hides in
+        an encounter (NPCs, usually): only the GM and the character's own player may open
+        those sheets, as on the encounter page (combat.access.hidden_ids)."""
+        if not user.is_authenticated:
+            return self.none()
+        mine = self.filter(campaign__in=Campaign.objects.for_user(user))
+        secret = (
+            Character.objects.filter(combat_participants__hidden=True)
+            .exclude(campaign__gm=user)
+            .exclude(owner=user)
+            .values("pk")
+        )
+        return mine.exclude(pk__in=secret)
+
+    def with_sheet(self) -> CharacterQuerySet:
+        """Everything the sheet shows, in a fixed number of queries."""
+        return self.select_related("campaign", "owner").prefetch_related(
+            "disciplines", "weapons", "zones"
+        )
+
+
+class Character(models.Model):
+    """An OMG character sheet. Owned by a player, or by the GM (NPCs)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters"
+    )
+    is_npc = models.BooleanField("NPC", default=False)
+
+    name = models.CharField(max_length=120)
+    occupation = models.CharField(max_length=120, blank=True)
+    sex = models.CharField(max_length=40, blank=True)
+    appearance = models.CharField(max_length=255, blank=True)
+    age = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(10_000)]
+    )
+    height = models.CharField(max_length=40, blank=True, help_text="As you like: 5'10\", 178 cm.")
+    weight = models.PositiveIntegerField(
+        "weight (lb)",
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(100_000)],
+        help_text="In pounds. Sets BZF (weight / 14) unless BZF was rolled.",
+    )
+    attitude = models.TextField(blank=True)
+    backstory = models.TextField(blank=True)
+    outlook = models.TextField(blank=True)
+    objectives = models.TextField(blank=True)
+    equipment = models.TextField(blank=True)
+    currency_property = models.TextField("currency & property", blank=True)
+    notes = models.TextField(blank=True)
+    archetype = models.CharField(max_length=20, choices=ARCHETYPE_CHOICES, blank=True)
+
+    foc = _aptitude_field("Focus")
+    spd = _aptitude_field("Speed")
+    skl = _aptitude_field("Skill")
+    vgr = _aptitude_field("Vigor")
+    nrv = _aptitude_field("Nerve")
+    chr = _aptitude_field("Charm")
+    svy = _aptitude_field("Savvy")
+
+    fate = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(1000)])
+    exp_marks = models.PositiveSmallIntegerField("EXP marks", default=0)
+    talent_marks = models.PositiveSmallIntegerField("talent marks", default=0)
+    rsv = models.PositiveSmallIntegerField(
+        "RSV",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="The reserve d100 roll kept on the sheet (100 for 00).",
+    )
+    itv = models.PositiveSmallIntegerField(
+        "ITV",
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(100)],
+        help_text="Today's initiative, rolled after each daily rest.",
+    )
+    vitality = models.SmallIntegerField("current Vitality", default=3)
+    mana = models.SmallIntegerField("current Mana", default=4)
+    chi = models.SmallIntegerField("current Chi", default=4)
+    bzf = models.PositiveSmallIntegerField(
+        "BZF",
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(7_000)],
+        help_text="Body zone fortitude: wounds a zone takes before they cost Vitality.",
+    )
+    bzf_rolled = models.BooleanField(
+        "BZF rolled", default=False, help_text="BZF came from 6+2d6 at creation, not weight."
+    )
+    yards_per_height = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(100)]
+    )
+    pending_raises = models.CharField(
+        max_length=64,
+        blank=True,
+        validators=[RegexValidator(r"^((FOC|SPD|SKL|VGR|NRV|CHR|SVY)(,|$))*$")],
+        help_text="Aptitudes bought with 3 Fate each (comma-separated), raised at the next rest.",
+    )
+
+    creation = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="How the wizard built it: aptitude method, the dice, whether the server rolled.",
+    )
+    version = models.PositiveIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = CharacterQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["is_npc", "name", "pk"]
+        constraints = [
+            *(_range(f, 1, 5, f"character_{f}_1_5") for f in APTITUDE_FIELDS),
+            _range("rsv", 1, 100, "character_rsv_1_100"),
+            _range("itv", 0, 100, "character_itv_0_100"),
+            _range("bzf", 1, 7_000, "character_bzf_positive"),
+            _range("yards_per_height", 1, 100, "character_yards_1_100"),
+            _range("vitality", -1_000, 1_000, "character_vitality_bounded"),
+            _range("mana", 0, 1_000, "character_mana_not_negative"),
+            _range("chi", 0, 1_000, "character_chi_not_negative"),
+            _range("fate", 0, 1_000, "character_fate_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("sheets:character_detail", args=[self.pk])
+
+    def can_edit(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        """The owner and the campaign's GM edit; other members only look."""
+        return user.is_authenticated and (
+            self.owner_id == user.pk or self.campaign.gm_id == user.pk
+        )
+
+
+class Discipline(models.Model):
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="disciplines")
+    name = models.CharField(max_length=120)
+    source = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="The list it comes from: an archetype, a secondary list, or blank (custom).",
+    )
+    level = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(5)]
+    )
+    exp_marks = models.PositiveSmallIntegerField("EXP", default=0)
+    aptitude = models.CharField(
+        max_length=3,
+        choices=APTITUDE_CHOICES,
+        default="SKL",
+        help_text="The aptitude usually paired with it, for the PRO shown on the sheet.",
+    )
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["character", "name"], name="discipline_unique_name"),
+            _range("level", 1, 5, "discipline_level_1_5"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.level}"
+
+
+class Weapon(models.Model):
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="weapons")
+    name = models.CharField(max_length=120)
+    category = models.CharField(max_length=4, choices=WEAPON_CATEGORY_CHOICES)
+    dmg = models.PositiveSmallIntegerField(
+        "DMG", default=1, validators=[MaxValueValidator(5)], help_text="Current DMG (0: broken)."
+    )
+    dmg_max = models.PositiveSmallIntegerField(
+        "max DMG", default=1, validators=[MaxValueValidator(5)], help_text="DMG when repaired."
+    )
+    bonus = models.PositiveSmallIntegerField(
+        "quality/magic bonus", default=0, validators=[MaxValueValidator(5)]
+    )
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            _range("dmg", 0, 5, "weapon_dmg_0_5"),
+            _range("dmg_max", 0, 5, "weapon_dmg_max_0_5"),
+            _range("bonus", 0, 5, "weapon_bonus_0_5"),
+            models.CheckConstraint(
+                condition=Q(dmg__lte=models.F("dmg_max")), name="weapon_dmg_within_max"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BodyZone(models.Model):
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="zones")
+    name = models.CharField(max_length=40)
+    position = models.PositiveSmallIntegerField(default=0)
+    armor_type = models.CharField(max_length=40, blank=True, choices=ARMOR_CHOICES)
+    arm = models.PositiveSmallIntegerField(
+        "ARM", default=0, validators=[MaxValueValidator(5)], help_text="Current armor rating."
+    )
+    arm_max = models.PositiveSmallIntegerField(
+        "max ARM", default=0, validators=[MaxValueValidator(5)]
+    )
+    arm_bonus = models.PositiveSmallIntegerField(
+        "magic ARM", default=0, validators=[MaxValueValidator(5)]
+    )
+    wounds = models.PositiveIntegerField(default=0, validators=[MaxValueValidator(10_000)])
+    grievous = models.TextField("grievous wound", blank=True)
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["character", "name"], name="zone_unique_name"),
+            _range("arm", 0, 5, "zone_arm_0_5"),
+            _range("arm_max", 0, 5, "zone_arm_max_0_5"),
+            _range("arm_bonus", 0, 5, "zone_arm_bonus_0_5"),
+            _range("wounds", 0, 10_000, "zone_wounds_bounded"),
+            models.CheckConstraint(
+                condition=Q(arm__lte=models.F("arm_max")), name="zone_arm_within_max"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.character} · {self.name}"
+
+
+# --- Idempotent API writes (config/idempotency.py) ------------------------------------------
+
+
+class IdempotencyRecord(models.Model):
+    """One ``Idempotency-Key`` an API caller used, and the first response it got.
+
+    The unique constraint on (caller, key) is what decides a race between two requests
+    carrying the same key: the database lets exactly one insert through. ``status`` is null
+    while that first request is still running.
+    """
+
+    caller = models.CharField(max_length=64, help_text="Whose key: 'user:<id>'.")
+    key = models.CharField(max_length=255)
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=2048)
+    request_hash = models.CharField(max_length=64)
+    status = models.PositiveSmallIntegerField(null=True, blank=True)
+    content_type = models.CharField(max_length=255, blank=True)
+    body = models.BinaryField(blank=True, default=b"")
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["caller", "key"], name="idempotency_key_per_caller")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.caller} {self.key} ({self.status or 'in flight'})"
