@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class CombatConfig(AppConfig):
+    name = "combat"
+    verbose_name = "Encounters and combat"
+
+    def ready(self) -> None:
+        from combat import live, views
+
+        # Every committed combat log entry is pushed to the encounter's open screens, each
+        # with the tracker drawn for its viewer; the GM's page also hears who is connected.
+        live.connect_push()
+        live.register_state_renderer(views.tracker_panels)
+        live.register_presence_renderer(views.presence_panel)

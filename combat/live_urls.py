@@ -1,0 +1,13 @@
+"""The live feed of an encounter (server-sent events)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from combat import live
+
+app_name = "live"
+
+urlpatterns = [
+    path("encounters/<int:pk>/events/", live.encounter_stream, name="encounter_events"),
+]

@@ -1,0 +1,489 @@
+"""Encounters: who fights (participants), who strikes whom (declarations) and the append-only
+combat log every change is written to.
+
+The log is the source of truth for undo, Fate and the live feed: each entry carries the exact
+before/after value of every field it changed (``payload["changes"]``), so undoing it is
+writing the before values back in a new, compensating entry. History is never edited.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from rules import omg
+from sheets.models import BodyZone, Campaign, Character, Weapon
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+STRIKE_MODES = tuple(m.value for m in omg.StrikeMode)
+MANEUVERS = tuple(m.value for m in omg.Maneuver)
+DEFENSE_MODES = tuple(m.value for m in omg.DefenseMode)
+
+
+class EncounterQuerySet(models.QuerySet["Encounter"]):
+    def for_user(self, user: AbstractBaseUser | AnonymousUser) -> EncounterQuerySet:
+        """Encounters of the campaigns the user runs or plays in."""
+        return self.filter(campaign__in=Campaign.objects.for_user(user))
+
+    def active(self) -> EncounterQuerySet:
+        return self.exclude(status=Encounter.Status.FINISHED)
+
+
+class Encounter(models.Model):
+    class Status(models.TextChoices):
+        PREPARING = "preparing"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="encounters")
+    name = models.CharField(max_length=120)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PREPARING)
+    round = models.PositiveSmallIntegerField(default=0)
+    turn = models.ForeignKey(
+        "Participant",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Whose turn it is.",
+    )
+    countering = models.BooleanField(
+        default=False,
+        help_text="The round's end is held for queued parry counterattacks.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = EncounterQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(round__lte=10_000), name="encounter_round_bounded"),
+            models.CheckConstraint(
+                condition=Q(status__in=["preparing", "running", "finished"]),
+                name="encounter_status_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("combat:encounter_detail", args=[self.pk])
+
+
+class Participant(models.Model):
+    class State(models.TextChoices):
+        ACTIVE = "active"
+        DOWN = "down", "down and dying"
+        UNCONSCIOUS = "unconscious"
+        OUT = "out", "out of the fight"
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="participants")
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="combat_participants"
+    )
+    hidden = models.BooleanField(
+        default=False, help_text="Players see the name only, never the numbers."
+    )
+    on_alert = models.BooleanField(default=False, help_text="Doubles ITV for this encounter.")
+    itv = models.PositiveSmallIntegerField("ITV", null=True, blank=True)
+    initiative = models.PositiveSmallIntegerField(null=True, blank=True)
+    gm_order = models.PositiveSmallIntegerField(default=0, help_text="Breaks the last ties.")
+    position = models.PositiveSmallIntegerField(default=0)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.ACTIVE)
+    #: {"disarmed": {"by": participant id, "round": n}, ...}; names from omg.Condition.
+    conditions = models.JSONField(default=dict, blank=True)
+    counterattacks = models.PositiveSmallIntegerField(default=0)
+    stamina_due = models.BooleanField(
+        default=False, help_text="A grievous wound or a stun calls for a Stamina test."
+    )
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["encounter", "character"], name="participant_once_per_encounter"
+            ),
+            models.CheckConstraint(condition=Q(itv__lte=100), name="participant_itv_0_100"),
+            models.CheckConstraint(
+                condition=Q(initiative__lte=200), name="participant_initiative_0_200"
+            ),
+            models.CheckConstraint(
+                condition=Q(counterattacks__lte=100), name="participant_counterattacks_bounded"
+            ),
+            models.CheckConstraint(
+                condition=Q(state__in=["active", "down", "unconscious", "out"]),
+                name="participant_state_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.character.name
+
+    @property
+    def name(self) -> str:
+        return self.character.name
+
+    @property
+    def busy(self) -> bool:
+        """Disarmed: spends the next round retrieving the weapon."""
+        return omg.Condition.DISARMED.value in self.conditions
+
+    @property
+    def can_act(self) -> bool:
+        return self.state == self.State.ACTIVE and not self.busy
+
+    def is_controlled_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        """The character's player, or the GM (who runs every NPC)."""
+        return user.is_authenticated and (
+            self.character.owner_id == user.pk or self.encounter.campaign.gm_id == user.pk
+        )
+
+    def numbers_visible_to(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        return not self.hidden or self.encounter.campaign.gm_id == user.pk
+
+
+class Declaration(models.Model):
+    """One attack or maneuver: declared by the attacker, defended by the target, resolved once."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "awaiting the defense"
+        DEFENDED = "defended", "ready to roll"
+        RESOLVED = "resolved"
+        CANCELLED = "cancelled"
+
+    ACTION_CHOICES = [(m, f"{m} strike") for m in STRIKE_MODES] + [(m, m) for m in MANEUVERS]
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="declarations")
+    round = models.PositiveSmallIntegerField(default=0)
+    attacker = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="attacks")
+    target = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="defenses")
+    zone = models.ForeignKey(BodyZone, on_delete=models.CASCADE, null=True, blank=True)
+    weapon = models.ForeignKey(
+        Weapon,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        help_text="Empty: unarmed or improvised (DMG 0, no weapon discipline).",
+    )
+    action = models.CharField(max_length=10, choices=ACTION_CHOICES)
+    defense = models.CharField(
+        max_length=5, blank=True, choices=[(m, m) for m in DEFENSE_MODES], default=""
+    )
+    counterattack = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(attacker=models.F("target")), name="declaration_not_self"
+            ),
+            models.CheckConstraint(
+                condition=Q(action__in=[*STRIKE_MODES, *MANEUVERS]), name="declaration_action_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(defense__in=["", *DEFENSE_MODES]), name="declaration_defense_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "defended", "resolved", "cancelled"]),
+                name="declaration_status_valid",
+            ),
+            # One open declaration per attacker: a double-click cannot queue two attacks.
+            models.UniqueConstraint(
+                fields=["attacker"],
+                condition=Q(status__in=["pending", "defended"]),
+                name="declaration_one_open_per_attacker",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attacker} → {self.target} ({self.action})"
+
+    @property
+    def is_maneuver(self) -> bool:
+        return self.action in MANEUVERS
+
+    @property
+    def needs_defense(self) -> bool:
+        # A feint is resolved against FOC + Melee, not a declared defense (docs/rules.md).
+        return self.action != omg.Maneuver.FEINT.value
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in (self.Status.PENDING, self.Status.DEFENDED)
+
+
+class CombatLogQuerySet(models.QuerySet["CombatLogEntry"]):
+    def update(self, **kwargs: Any) -> int:
+        raise TypeError("The combat log is append-only.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError("The combat log is append-only.")
+
+
+class CombatLogEntry(models.Model):
+    """One event of an encounter, never edited or deleted (undo appends a new entry).
+
+    ``payload["changes"]`` lists ``{"model", "pk", "field", "before", "after"}`` in the order
+    they were made; ``payload["text"]`` says it for the GM and ``payload["public_text"]`` for
+    players when a hidden participant is involved (``payload["involves"]``).
+    """
+
+    class Kind(models.TextChoices):
+        CREATE = "create", "encounter created"
+        JOIN = "join", "participant added"
+        PARTICIPANT = "participant", "participant changed"
+        START = "start", "encounter started"
+        INITIATIVE = "initiative"
+        TURN = "turn"
+        DECLARE = "declare"
+        DEFEND = "defend"
+        CANCEL = "cancel"
+        ROLL = "roll"
+        STAMINA = "stamina", "Stamina test"
+        FATE = "fate"
+        UNDO = "undo"
+        DAMAGE = "damage", "manual damage"
+        HEAL = "heal"
+        FINISH = "finish"
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    participant = models.ForeignKey(
+        Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    declaration = models.ForeignKey(
+        Declaration, on_delete=models.SET_NULL, null=True, blank=True, related_name="log"
+    )
+    payload = models.JSONField(default=dict)
+    roll = models.PositiveSmallIntegerField(null=True, blank=True)
+    physical = models.BooleanField(default=False, help_text="Typed in from dice at the table.")
+    reverts = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="reverted_by"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CombatLogQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["seq"]
+        verbose_name_plural = "combat log entries"
+        constraints = [
+            models.UniqueConstraint(fields=["encounter", "seq"], name="log_seq_unique"),
+            models.CheckConstraint(
+                condition=Q(roll__isnull=True) | Q(roll__gte=1, roll__lte=100),
+                name="log_roll_1_100",
+            ),
+            models.CheckConstraint(
+                condition=Q(roll__isnull=False) | Q(physical=False),
+                name="log_physical_needs_roll",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.kind}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise TypeError("The combat log is append-only: entries are never changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise TypeError("The combat log is append-only: entries are never deleted.")
+
+    @property
+    def text(self) -> str:
+        return str(self.payload.get("text", ""))
+
+    @property
+    def changes(self) -> list[dict[str, Any]]:
+        return list(self.payload.get("changes", []))
+
+    def text_for(self, user: AbstractBaseUser | AnonymousUser, hidden_ids: set[int]) -> str:
+        """What ``user`` may read: the full text, or the public one when a participant hidden
+        from them is involved."""
+        involves = set(self.payload.get("involves", []))
+        if hidden_ids and involves & hidden_ids:
+            return str(self.payload.get("public_text", self.kind))
+        return self.text
+
+
+class DiceRollQuerySet(models.QuerySet["DiceRoll"]):
+    def recent(self, limit: int = 30) -> DiceRollQuerySet:
+        """The newest rolls first, with their rollers."""
+        return self.select_related("roller").order_by("-created_at", "-pk")[:limit]
+
+
+class DiceRoll(models.Model):
+    """A roll made for a campaign on its dice pages (or through the rules API), kept for its
+    table to see. Only short summaries are stored: the dice engines are the source of truth,
+    and a summary reads the same whatever later changes to the pages."""
+
+    class System(models.TextChoices):
+        OMG = "omg", "OMG"
+        OGS = "ogs", "OGS"
+        OKRPG = "okrpg", "OK RPG"
+        ORE = "ore", "ORE"
+        SDS = "sds", "Simple Die"
+
+    class Source(models.TextChoices):
+        PAGE = "page", "dice page"
+        API = "api", "rules API"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="dice_rolls")
+    roller = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    system = models.CharField(max_length=5, choices=System.choices)
+    source = models.CharField(max_length=4, choices=Source.choices, default=Source.PAGE)
+    physical = models.BooleanField(
+        default=False, help_text="The dice were thrown at the table and typed in."
+    )
+    note = models.CharField(
+        max_length=80, blank=True, help_text="What the roll was for, in the roller's words."
+    )
+    inputs = models.CharField(max_length=200, help_text="Short account of what was rolled.")
+    outcome = models.CharField(max_length=200, help_text="Short account of what came up.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = DiceRollQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "-created_at"], name="diceroll_recent")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(system__in=["omg", "ogs", "okrpg", "ore", "sds"]),
+                name="diceroll_system_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(source__in=["page", "api"]), name="diceroll_source_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_system_display()}: {self.outcome}"
+
+    @classmethod
+    def record(
+        cls,
+        *,
+        campaign: Campaign,
+        roller: Any,
+        result: object,
+        physical: bool,
+        source: str = Source.PAGE,
+        note: str = "",
+    ) -> DiceRoll:
+        """Log a rules-engine result for the campaign, summarised by :func:`describe_roll`."""
+        system, inputs, outcome = describe_roll(result)
+        return cls.objects.create(
+            campaign=campaign,
+            roller=roller,
+            system=system,
+            source=source,
+            physical=physical,
+            note=note.strip()[:80],
+            inputs=inputs[:200],
+            outcome=outcome[:200],
+        )
+
+
+def _signed(n: int) -> str:
+    return f" {'+' if n > 0 else '-'} {abs(n)}" if n else ""
+
+
+def _faces(values: Any) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def describe_roll(result: object) -> tuple[str, str, str]:
+    """``(system, inputs, outcome)`` in a few words each, for the campaign's roll log."""
+    # Imported here rather than at the top: only the roll log needs the sibling systems.
+    from rules import ogs, okrpg, ore, sds
+
+    if isinstance(result, omg.StrikeResult):
+        check = result.check
+        hits = len(result.hits)
+        inputs = (
+            f"{result.attacker.mode.value.capitalize()} strike {check.pro} v {check.dif} "
+            f"against {result.defender.mode.value}"
+        )
+        outcome = f"{check.roll}: {check.degree.label}"
+        if hits:
+            outcome += f"; {hits} hit{'s' if hits != 1 else ''}, {result.damage} damage"
+        return "omg", inputs, outcome
+    if isinstance(result, omg.CheckResult):
+        inputs = f"{result.pro} v {result.dif}" + (", fast strike" if result.second else "")
+        outcome = f"{result.roll}: {result.degree.label} (SUM {result.sum})"
+        if result.second is not None:
+            landed = "hits" if result.second.hit else "misses"
+            outcome += f"; reversed {result.second.roll} {landed}"
+        return "omg", inputs, outcome
+    if isinstance(result, ogs.CheckResult):
+        names = " + ".join(ogs.dice_names(result.check.dice)) + _signed(result.check.flat)
+        inputs = names if result.difficulty is None else f"{names} vs {result.difficulty}"
+        outcome = f"{_faces(result.values)} = {result.total}"
+        if result.success is not None:
+            outcome += ": success" if result.success else ": failure"
+        if result.stages:
+            outcome += f", {result.stages} stage{'s' if result.stages != 1 else ''}"
+        return "ogs", inputs, outcome
+    if isinstance(result, ogs.OpenResult):
+        inputs = "Open roll " + " + ".join(ogs.dice_names(result.dice)) + _signed(result.flat)
+        return "ogs", inputs, f"{_faces(result.values)} = {result.total}"
+    if isinstance(result, ore.OreRoll):
+        parts = [f"{result.rolled or len(result.faces)} dice"]
+        if result.expert is not None:
+            parts.append(f"expert die on {result.expert}")
+        if result.master_value is not None:
+            parts.append("master die")
+        if result.difficulty:
+            parts.append(f"difficulty {result.difficulty}")
+        best = "no set" if result.best is None else f"{result.best} to the {result.location}"
+        return "ore", ", ".join(parts), f"{_faces(result.faces)}: {best}"
+    if isinstance(result, sds.SdsResult):
+        inputs = f"Skill {result.effective_skill} on a d{result.die}"
+        if len(result.skill_rolls) > 1:
+            inputs += ", unskilled"
+        if result.gm_die is not None:
+            inputs += f" vs the GM's d{result.gm_die}"
+        elif result.gm_result is not None:
+            inputs += f" vs Hard {result.gm_result}"
+        outcome = f"{_faces(result.skill_rolls)}, flag {_faces(result.flag.rolls)}: "
+        outcome += str(result.skill_result)
+        if result.multiplier > 1:
+            outcome += f" x {result.multiplier} = {result.result}"
+        if result.flags:
+            outcome += f" ({', '.join(result.flags)})"
+        if result.winner is not None:
+            who = "the player" if result.winner == "player" else "the GM"
+            outcome += f" against {result.gm_result}: {who} wins"
+        return "sds", inputs, outcome
+    if isinstance(result, okrpg.TideResult):
+        kept = {"normal": "", "worse": ", worse of two", "better": ", better of two"}
+        inputs = f"Tide of Battle{kept.get(result.mode, '')}"
+        outcome = f"{_faces(result.dice)}: {result.value}"
+        if result.edge:
+            outcome += ", an edge"
+        elif result.setback:
+            outcome += ", a setback"
+        return "okrpg", inputs, outcome
+    raise TypeError(f"no roll log summary for {type(result).__name__}")

@@ -1,0 +1,516 @@
+"""The combat tracker's pages. Every control is a plain form that redirects back to the
+encounter; with htmx the same POST answers with the tracker panel it changed (409 when
+someone else acted first, 422 when the fight does not allow it, with the reason)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from combat import access, live, services
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from rules import omg
+from sheets.access import get_campaign_for_user
+from sheets.models import BodyZone, Character, Weapon
+from sheets.numbers import aptitudes_of
+
+PAGE = "combat/encounter.html"
+LOG_LENGTH = 40
+OPEN = (Declaration.Status.PENDING, Declaration.Status.DEFENDED)
+ACTIONS = [
+    ("fast", "Fast strike (SPD)"),
+    ("precise", "Precise strike (SKL)"),
+    ("mighty", "Mighty strike (VGR)"),
+    *((m.value, f"{m.value.capitalize()} ({apt})") for m, apt in omg.MANEUVER_APTITUDE.items()),
+]
+
+
+@dataclass
+class Row:
+    """One participant as the viewer may see it: ``show`` is False for hidden numbers."""
+
+    p: Participant
+    show: bool
+    mine: bool
+    is_turn: bool
+    vit_max: int
+    zones: list[BodyZone]
+    weapons: list[Weapon]
+
+    @property
+    def skipped(self) -> bool:
+        return not self.p.can_act
+
+
+def encounter_context(request: HttpRequest, encounter: Encounter, **extra: Any) -> dict[str, Any]:
+    """Everything the encounter page shows to this viewer, in a fixed number of queries
+    whatever the number of participants."""
+    user = request.user
+    is_gm = encounter.campaign.is_gm(user)
+    ps = list(
+        encounter.participants.select_related("character__owner").prefetch_related(
+            "character__zones", "character__weapons", "character__disciplines"
+        )
+    )
+    for p in ps:
+        p.encounter = encounter
+    hidden = access.hidden_ids(encounter, user, ps)
+    pmap = {p.pk: p for p in ps}
+    rows = []
+    for p in ps:
+        c = p.character
+        rows.append(
+            Row(
+                p=p,
+                show=p.pk not in hidden,
+                mine=p.is_controlled_by(user),
+                is_turn=encounter.turn_id == p.pk,
+                vit_max=omg.derived(aptitudes_of(c), bzf=c.bzf).vit,
+                zones=list(c.zones.all()),
+                weapons=list(c.weapons.all()),
+            )
+        )
+    declarations = list(
+        Declaration.objects.filter(encounter=encounter, status__in=OPEN).select_related(
+            "zone", "weapon"
+        )
+    )
+    for d in declarations:
+        d.encounter = encounter
+        d.attacker = pmap[d.attacker_id]
+        d.target = pmap[d.target_id]
+        visible = d.attacker_id not in hidden and d.target_id not in hidden
+        d.odds = services.declaration_odds(d) if visible else None  # type: ignore[attr-defined]
+        d.can_defend = d.needs_defense and d.target.is_controlled_by(user)  # type: ignore[attr-defined]
+        d.can_roll = d.status == Declaration.Status.DEFENDED and d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
+        d.can_cancel = d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
+        # A player's own character under attack: shown first, with the defense choices.
+        d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]
+    log = list(encounter.log.order_by("-seq")[:LOG_LENGTH])
+    for entry in log:
+        entry.view_text = entry.text_for(user, hidden)  # type: ignore[attr-defined]
+    latest = services.latest_roll(encounter)
+    fate_roll = latest if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL else None
+    spenders = [
+        p for p in ps if fate_roll and p.character.owner_id == user.pk and p.character.fate > 0
+    ]
+    in_fight = {p.character_id for p in ps}
+    candidates = npcs = []
+    if is_gm:
+        campaign_chars = list(Character.objects.filter(campaign=encounter.campaign))
+        candidates = [c for c in campaign_chars if c.pk not in in_fight]
+        npcs = [c for c in campaign_chars if c.is_npc and c.pk not in in_fight]
+    mine = [r for r in rows if r.mine]
+    return {
+        "encounter": encounter,
+        "campaign": encounter.campaign,
+        "is_gm": is_gm,
+        "rows": rows,
+        "mine": mine,
+        "turn": pmap.get(encounter.turn_id) if encounter.turn_id else None,
+        "declarations": declarations,
+        "log": log,
+        "undo": services.undo_target(encounter) if is_gm else None,
+        "fate_roll": fate_roll,
+        "spenders": spenders,
+        "candidates": candidates,
+        "npcs": npcs,
+        "actions": ACTIONS,
+        "defenses": [m.value for m in omg.DefenseMode],
+        "states": Participant.State.choices,
+        "max_copies": services.MAX_COPIES,
+        "running": encounter.status == Encounter.Status.RUNNING,
+        **extra,
+    }
+
+
+def _int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
+    raw = (data.get(name) or "").strip()
+    if not raw:
+        if required:
+            raise services.CombatError(f"Missing {name.replace('_', ' ')}.")
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise services.CombatError(f"{name.replace('_', ' ')} must be a whole number.") from None
+
+
+def _flag(data: QueryDict, name: str) -> bool:
+    return data.get(name) in ("1", "on", "true", "yes")
+
+
+def _participant(encounter: Encounter, pk: int | None) -> Participant:
+    p = (
+        Participant.objects.filter(encounter=encounter, pk=pk)
+        .select_related("character", "encounter__campaign")
+        .first()
+    )
+    if p is None:
+        raise services.CombatError("That participant is not in this encounter.")
+    return p
+
+
+def _respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any]) -> HttpResponse:
+    status, error = 200, None
+    try:
+        action()
+    except services.CombatConflict as exc:
+        status, error = 409, str(exc)
+    except services.CombatError as exc:
+        status, error = 422, str(exc)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(encounter)
+    encounter = access.get_encounter(request.user, encounter.pk)
+    context = encounter_context(request, encounter, error=error)
+    return render(request, f"{PAGE}#tracker", context, status=status)
+
+
+# --- Pages ---------------------------------------------------------------------------------
+
+
+@login_required
+def encounter_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    campaign = get_campaign_for_user(request, campaign_pk)
+    is_gm = campaign.is_gm(request.user)
+    if request.method == "POST":
+        if not is_gm:
+            get_campaign_for_user(request, campaign_pk, write=True)
+        try:
+            encounter, _ = services.create_encounter(
+                campaign=campaign, name=request.POST.get("name", ""), actor=request.user
+            )
+        except services.CombatError as exc:
+            messages.error(request, str(exc))
+            return redirect("combat:encounter_list", campaign_pk)
+        return redirect(encounter)
+    encounters = campaign.encounters.order_by("-created_at", "-pk")
+    return render(
+        request,
+        "combat/encounter_list.html",
+        {"campaign": campaign, "encounters": encounters, "is_gm": is_gm},
+    )
+
+
+@login_required
+def encounter_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk)
+    context = encounter_context(request, encounter)
+    if request.htmx and request.GET.get("panel") == "tracker":
+        return render(request, f"{PAGE}#tracker", context)
+    context["latest_id"] = live.latest_entry_id(encounter)
+    if context["is_gm"]:
+        context.update(presence_context(encounter))
+    return render(request, PAGE, context)
+
+
+def presence_context(encounter: Encounter) -> dict[str, Any]:
+    """The campaign's players, each with whether a page of theirs follows the encounter."""
+    memberships = list(
+        encounter.campaign.memberships.select_related("user").order_by("user__username")
+    )
+    here = live.present_users(encounter, [m.user_id for m in memberships])
+    return {"players": [(m.user, m.user_id in here) for m in memberships]}
+
+
+# --- GM controls ---------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def participant_add(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+
+    def act() -> None:
+        ids = [int(v) for v in request.POST.getlist("characters") if v.isdigit()]
+        characters = list(Character.objects.filter(campaign=encounter.campaign, pk__in=ids))
+        services.add_participants(
+            encounter=encounter,
+            characters=characters,
+            hidden=_flag(request.POST, "hidden"),
+            actor=request.user,
+        )
+
+    return _respond(request, encounter, act)
+
+
+@login_required
+@require_POST
+def npc_copies_add(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+
+    def act() -> None:
+        npc = Character.objects.filter(
+            campaign=encounter.campaign, is_npc=True, pk=_int(request.POST, "npc")
+        ).first()
+        if npc is None:
+            raise services.CombatError("Choose one of the campaign's NPCs.")
+        services.add_npc_copies(
+            encounter=encounter,
+            npc=npc,
+            count=_int(request.POST, "count") or 0,
+            hidden=_flag(request.POST, "hidden"),
+            actor=request.user,
+        )
+
+    return _respond(request, encounter, act)
+
+
+@login_required
+@require_POST
+def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+
+    def act() -> None:
+        data = request.POST
+        services.update_participant(
+            participant=_participant(encounter, participant_pk),
+            hidden=_flag(data, "hidden") if "hidden" in data else None,
+            on_alert=_flag(data, "on_alert") if "on_alert" in data else None,
+            gm_order=_int(data, "gm_order", required=False),
+            itv=_int(data, "itv", required=False),
+            state=data.get("state") or None,
+            clear_conditions=_flag(data, "clear_conditions"),
+            actor=request.user,
+        )
+
+    return _respond(request, encounter, act)
+
+
+@login_required
+@require_POST
+def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+    return _respond(
+        request,
+        encounter,
+        lambda: services.start_encounter(encounter=encounter, actor=request.user),
+    )
+
+
+@login_required
+@require_POST
+def encounter_initiative(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+    return _respond(
+        request,
+        encounter,
+        lambda: services.roll_initiative(encounter=encounter, actor=request.user),
+    )
+
+
+@login_required
+@require_POST
+def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk)
+    return _respond(
+        request,
+        encounter,
+        lambda: services.next_turn(
+            encounter=encounter,
+            include_skipped=_flag(request.POST, "include_skipped"),
+            actor=request.user,
+        ),
+    )
+
+
+@login_required
+@require_POST
+def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+    return _respond(
+        request,
+        encounter,
+        lambda: services.set_turn(
+            encounter=encounter,
+            participant=_participant(encounter, participant_pk),
+            actor=request.user,
+        ),
+    )
+
+
+@login_required
+@require_POST
+def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+    return _respond(
+        request,
+        encounter,
+        lambda: services.finish_encounter(encounter=encounter, actor=request.user),
+    )
+
+
+@login_required
+@require_POST
+def encounter_undo(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+    return _respond(
+        request, encounter, lambda: services.undo_last(encounter=encounter, actor=request.user)
+    )
+
+
+@login_required
+@require_POST
+def zone_adjust(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk, write=True)
+
+    def act() -> None:
+        zone = BodyZone.objects.filter(
+            pk=_int(request.POST, "zone"), character__combat_participants__encounter=encounter
+        ).first()
+        if zone is None:
+            raise services.CombatError("Choose a zone of someone in this fight.")
+        amount = _int(request.POST, "amount") or 0
+        if request.POST.get("direction") == "heal":
+            amount = -abs(amount)
+        services.adjust_zone(encounter=encounter, zone=zone, amount=amount, actor=request.user)
+
+    return _respond(request, encounter, act)
+
+
+# --- Anyone's own actions ------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk)
+
+    def act() -> None:
+        data = request.POST
+        attacker = _participant(encounter, _int(data, "attacker"))
+        if not attacker.is_controlled_by(request.user):
+            raise PermissionDenied("You can only act for your own characters.")
+        # One select carries "target:zone" so the form works without JavaScript.
+        target_zone = (data.get("target_zone") or "").split(":")
+        if len(target_zone) != 2 or not all(part.isdigit() for part in target_zone):
+            raise services.CombatError("Choose a target and a body zone.")
+        target = _participant(encounter, int(target_zone[0]))
+        zone = BodyZone.objects.filter(pk=int(target_zone[1]), character=target.character).first()
+        weapon_pk = _int(data, "weapon", required=False)
+        weapon = None
+        if weapon_pk is not None:
+            weapon = Weapon.objects.filter(pk=weapon_pk, character=attacker.character).first()
+            if weapon is None:
+                raise services.CombatError("That weapon is not the attacker's.")
+        services.declare_attack(
+            encounter=encounter,
+            attacker=attacker,
+            target=target,
+            action=data.get("action", ""),
+            zone=zone,
+            weapon=weapon,
+            counterattack=_flag(data, "counterattack"),
+            actor=request.user,
+        )
+
+    return _respond(request, encounter, act)
+
+
+@login_required
+@require_POST
+def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
+    declaration = access.get_declaration(request.user, pk)
+    return _respond(
+        request,
+        declaration.encounter,
+        lambda: services.declare_defense(
+            declaration=declaration, defense=request.POST.get("defense", ""), actor=request.user
+        ),
+    )
+
+
+@login_required
+@require_POST
+def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
+    declaration = access.get_declaration(request.user, pk)
+    return _respond(
+        request,
+        declaration.encounter,
+        lambda: services.resolve(
+            declaration=declaration,
+            roll=_int(request.POST, "roll", required=False),
+            actor=request.user,
+        ),
+    )
+
+
+@login_required
+@require_POST
+def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    declaration = access.get_declaration(request.user, pk)
+    return _respond(
+        request,
+        declaration.encounter,
+        lambda: services.cancel_declaration(declaration=declaration, actor=request.user),
+    )
+
+
+@login_required
+@require_POST
+def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+    encounter = access.get_encounter(request.user, pk)
+    return _respond(
+        request,
+        encounter,
+        lambda: services.stamina_check(
+            participant=_participant(encounter, participant_pk),
+            roll=_int(request.POST, "roll", required=False),
+            actor=request.user,
+        ),
+    )
+
+
+@login_required
+@require_POST
+def roll_fate(request: HttpRequest, pk: int) -> HttpResponse:
+    entry: CombatLogEntry = access.get_log_entry(request.user, pk)
+    encounter = entry.encounter
+
+    def act() -> None:
+        spender = _participant(encounter, _int(request.POST, "spender"))
+        services.spend_fate(
+            entry=entry,
+            spender=spender,
+            action=request.POST.get("action", ""),
+            roll=_int(request.POST, "roll", required=False),
+            actor=request.user,
+        )
+
+    return _respond(request, encounter, act)
+
+
+def presence_panel(encounter: Encounter, user: Any) -> str | None:
+    """Who is connected, for the live feed: the GM's page only."""
+    if not encounter.campaign.is_gm(user):
+        return None
+    from django.template.loader import render_to_string
+
+    return render_to_string(f"{PAGE}#presence", presence_context(encounter))
+
+
+def tracker_panels(
+    encounter: Encounter, user: Any, csrf_token: str | None = None
+) -> dict[str, str]:
+    """The tracker panel rendered for one viewer (hidden numbers stripped for players), for
+    the live feed: ``{"tracker": html}``, its forms carrying ``csrf_token`` (the stream's own
+    request makes one for the viewer's cookie)."""
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    request = SimpleNamespace(user=user, htmx=True)
+    context = encounter_context(request, encounter)  # type: ignore[arg-type]
+    extra = {"csrf_token": csrf_token} if csrf_token else {}
+    html = render_to_string(f"{PAGE}#tracker", {**context, "user": user, **extra})
+    return {"tracker": html}
