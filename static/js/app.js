@@ -1,0 +1,116 @@
+// Small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+
+  function currentTheme() {
+    var explicit = document.documentElement.getAttribute("data-theme");
+    if (explicit) {
+      return explicit;
+    }
+    return window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-theme-toggle]");
+    if (toggle) {
+      var next = currentTheme() === "dark" ? "light" : "dark";
+      document.documentElement.setAttribute("data-theme", next);
+      try {
+        window.localStorage.setItem("omg-theme", next);
+      } catch (e) {
+        // Not saved; the choice still holds for this page.
+      }
+      return;
+    }
+    var copy = event.target.closest("[data-copy]");
+    if (copy && navigator.clipboard) {
+      navigator.clipboard.writeText(copy.getAttribute("data-copy")).then(function () {
+        copy.textContent = "Copied";
+      });
+    }
+  });
+
+  // Buttons marked data-confirm ask before submitting their form (the server still requires POST).
+  document.addEventListener("submit", function (event) {
+    var message = event.submitter && event.submitter.getAttribute("data-confirm");
+    if (message && !window.confirm(message)) {
+      event.preventDefault();
+    }
+  });
+
+  // A double click submits a form once. A plain POST form is marked busy until the next page
+  // replaces this one; its buttons are disabled a moment later, once the browser has read the
+  // clicked button's name and value. (htmx forms are handled below.)
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || form.hasAttribute("hx-post") ||
+        (form.getAttribute("method") || "get").toLowerCase() !== "post") {
+      return;
+    }
+    if (form.getAttribute("aria-busy") === "true") {
+      event.preventDefault();
+      return;
+    }
+    form.setAttribute("aria-busy", "true");
+    window.setTimeout(function () { setButtons(form, true); }, 0);
+  });
+
+  // Coming back with the Back button shows the page as it was left: make its forms usable.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[aria-busy='true']").forEach(function (form) {
+      form.removeAttribute("aria-busy");
+      setButtons(form, false);
+    });
+  });
+
+  function setButtons(form, disabled) {
+    form.querySelectorAll("button[type='submit'], button:not([type]), input[type='submit']")
+      .forEach(function (button) { button.disabled = disabled; });
+  }
+
+  // htmx submissions and button posts: while one is in flight, the same control does not send
+  // another. Controls that declare their own hx-sync (the wizard's live checks) keep it.
+  function busyTarget(elt) {
+    if (elt.closest("[hx-sync]")) {
+      return null;
+    }
+    return elt.tagName === "FORM" ? elt : elt.closest("form") || elt;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var verb = event.detail.requestConfig && event.detail.requestConfig.verb;
+    var target = busyTarget(event.detail.elt);
+    if (!target || verb === "get") {
+      return;
+    }
+    if (target.getAttribute("aria-busy") === "true") {
+      event.preventDefault();
+      return;
+    }
+    target.setAttribute("aria-busy", "true");
+    if (target.tagName === "FORM") {
+      setButtons(target, true);
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var target = busyTarget(event.detail.elt);
+    if (target && target.getAttribute("aria-busy") === "true") {
+      target.removeAttribute("aria-busy");
+      if (target.tagName === "FORM") {
+        setButtons(target, false);
+      }
+    }
+  });
+
+  // htmx-driven forms with data-confirm also ask.
+  document.addEventListener("htmx:confirm", function (event) {
+    var message = event.detail.elt.getAttribute("data-confirm");
+    if (message) {
+      event.preventDefault();
+      if (window.confirm(message)) {
+        event.detail.issueRequest(true);
+      }
+    }
+  });
+})();
