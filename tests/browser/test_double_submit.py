@@ -1,0 +1,80 @@
+"""A double click applies once: htmx buttons and plain POST forms (static/js/app.js)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from sheets import services
+from sheets.models import Character
+from tests.security.pages import demo_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def log_in(browser: Browser, base: str, username: str) -> Page:
+    page = browser.new_context().new_page()
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("omg-demo-2026")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
+    return page
+
+
+def double_click(page: Page, button: Any) -> None:
+    """Two clicks 120 ms apart, as a person's double click, the second one whatever state the
+    button is in by then (a disabled button ignores it)."""
+    button.evaluate("b => { b.click(); setTimeout(() => b.click(), 120); }")
+    page.wait_for_timeout(200)
+
+
+@pytest.fixture
+def slow_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sheet's writes take a moment, as on a busy server, so the second click of a double
+    click lands while the first request is still being answered."""
+    for name in ("adjust_wounds", "roll_reserve"):
+        original = getattr(services, name)
+
+        def slow(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            time.sleep(0.4)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(services, name, slow)
+
+
+def test_a_double_clicked_wound_button_adds_one_wound(
+    live_server, browser: Browser, slow_server: None
+):
+    demo = demo_table()
+    character = demo.character
+    zone = character.zones.get(name="chest")
+    page = log_in(browser, live_server.url, "gm")
+    page.goto(f"{live_server.url}/characters/{character.pk}/")
+    version = Character.objects.get(pk=character.pk).version
+    double_click(page, page.get_by_role("button", name="Add a wound to chest"))
+    expect(page.get_by_test_id("wounds-chest")).to_have_text(str(zone.wounds + 1))
+    page.wait_for_timeout(600)
+    zone.refresh_from_db()
+    assert zone.wounds == 1
+    assert Character.objects.get(pk=character.pk).version == version + 1
+
+
+def test_a_double_clicked_plain_form_posts_once(live_server, browser: Browser, slow_server: None):
+    demo = demo_table()
+    character = demo.character
+    page = log_in(browser, live_server.url, "gm")
+    page.goto(f"{live_server.url}/characters/{character.pk}/")
+    version = Character.objects.get(pk=character.pk).version
+    page.get_by_label("Reserve roll (d100, empty: the server rolls)").fill("42")
+    double_click(page, page.get_by_role("button", name="Store as RSV"))
+    expect(page.get_by_text("RSV is now 42.")).to_be_visible()
+    page.wait_for_timeout(600)
+    assert Character.objects.get(pk=character.pk).version == version + 1
+    # The page that came back works again.
+    page.get_by_label("Reserve roll (d100, empty: the server rolls)").fill("43")
+    page.get_by_role("button", name="Store as RSV").click()
+    expect(page.get_by_text("RSV is now 43.")).to_be_visible()

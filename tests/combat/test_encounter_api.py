@@ -1,0 +1,170 @@
+"""The combat API: roles, the combat sequence over HTTP, hidden numbers in JSON, 409s."""
+
+from __future__ import annotations
+
+import pytest
+
+from combat import services
+from combat.models import CombatLogEntry, Encounter
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api_for(api_for):
+    """The conftest's clients, sending JSON (the API's only request format)."""
+
+    def make(user):
+        client = api_for(user)
+        client.default_format = "json"
+        return client
+
+    return make
+
+
+def test_it_lets_the_gm_create_and_members_list_encounters(table, api_for):
+    body = {"campaign": table.campaign.pk, "name": "Bridge"}
+    assert api_for(None).post("/api/encounters/", body).status_code in (401, 403)
+    assert api_for(table.outsider).post("/api/encounters/", body).status_code == 400
+    assert api_for(table.player).post("/api/encounters/", body).status_code == 403
+    created = api_for(table.gm).post("/api/encounters/", body, format="json")
+    assert created.status_code == 201 and created.json()["status"] == "preparing"
+    pk = created.json()["id"]
+    assert [e["id"] for e in api_for(table.player).get("/api/encounters/").json()["results"]] == [
+        pk
+    ] or [e["id"] for e in api_for(table.player).get("/api/encounters/").json()] == [pk]
+    assert api_for(table.outsider).get(f"/api/encounters/{pk}/").status_code == 404
+    assert api_for(table.player).patch(f"/api/encounters/{pk}/", {"name": "x"}).status_code == 403
+    assert api_for(table.gm).patch(f"/api/encounters/{pk}/", {"name": "Ford"}).status_code == 200
+    assert Encounter.objects.get(pk=pk).name == "Ford"
+
+
+def test_it_runs_the_combat_sequence_over_http(fight, api_for):
+    gm, player = api_for(fight.table.gm), api_for(fight.table.player)
+    enc = fight.encounter.pk
+    chest = fight.zone(fight.thug, "chest")
+    declared = player.post(
+        f"/api/encounters/{enc}/attacks/",
+        {
+            "attacker": fight.ysolde.pk,
+            "target": fight.thug.pk,
+            "zone": chest.pk,
+            "weapon": fight.weapon(fight.ysolde).pk,
+            "action": "mighty",
+        },
+        format="json",
+    )
+    assert declared.status_code == 201, declared.json()
+    attack = declared.json()
+    assert attack["status"] == "pending"
+    assert attack["odds"] is None  # the thug's numbers are hidden from the player
+    gm_view = gm.get(f"/api/attacks/{attack['id']}/").json()
+    assert gm_view["odds"]["parry"]["pvd"] == "90v20"
+    assert (
+        player.post(f"/api/attacks/{attack['id']}/defense/", {"defense": "parry"}).status_code
+        == 403
+    )
+    assert gm.post(f"/api/attacks/{attack['id']}/defense/", {"defense": "parry"}).status_code == 200
+    bad = player.post(f"/api/attacks/{attack['id']}/roll/", {"roll": 101}, format="json")
+    assert bad.status_code == 400
+    rolled = player.post(f"/api/attacks/{attack['id']}/roll/", {"roll": 43}, format="json")
+    assert rolled.status_code == 200
+    assert rolled.json()["roll"] == 43 and rolled.json()["physical"] is True
+    assert rolled.json()["details"] is None  # hidden thug involved
+    again = player.post(f"/api/attacks/{attack['id']}/roll/", {"roll": 43}, format="json")
+    assert again.status_code == 409
+    full = gm.get(f"/api/rolls/{rolled.json()['id']}/").json()
+    assert full["details"]["result"]["damage"] == 20
+    # Fate: the player revokes the roll with Ysolde's Fate.
+    fate = player.post(f"/api/rolls/{rolled.json()['id']}/fate/", {"action": "revoke"})
+    assert fate.status_code == 200 and fate.json()["reroll"] is None
+    assert fight.zone(fight.thug, "chest").wounds == 0
+    # Turn, undo (GM only), events after an id.
+    assert player.post(f"/api/encounters/{enc}/undo/").status_code == 403
+    assert gm.post(f"/api/encounters/{enc}/next-turn/", {}, format="json").status_code == 200
+    assert gm.post(f"/api/encounters/{enc}/undo/").status_code == 200
+    last = CombatLogEntry.objects.filter(encounter=fight.encounter).order_by("-pk")[2]
+    events = player.get(f"/api/encounters/{enc}/events/?after={last.pk}").json()
+    assert [e["kind"] for e in events] == ["turn", "undo"]
+    assert player.get(f"/api/encounters/{enc}/events/?after=x").status_code == 400
+
+
+def test_it_hides_npc_numbers_in_json(fight, api_for):
+    enc = fight.encounter.pk
+    thug = fight.thug.pk
+    for url in (f"/api/encounters/{enc}/", f"/api/encounters/{enc}/participants/"):
+        data = api_for(fight.table.player).get(url).json()
+        ps = data if isinstance(data, list) else data["participants"]
+        by_id = {p["id"]: p for p in ps}
+        assert by_id[thug]["numbers"] is None
+        assert by_id[fight.ysolde.pk]["numbers"]["vitality"] == 10
+        gm_data = api_for(fight.table.gm).get(url).json()
+        gm_ps = gm_data if isinstance(gm_data, list) else gm_data["participants"]
+        assert {p["id"]: p for p in gm_ps}[thug]["numbers"]["vitality"] == 7
+    assert api_for(fight.table.player).get(f"/api/participants/{thug}/").json()["numbers"] is None
+    assert api_for(fight.table.outsider).get(f"/api/participants/{thug}/").status_code == 404
+
+
+def test_it_adds_npc_copies_and_updates_participants_as_the_gm(fight, api_for):
+    enc = fight.encounter.pk
+    gm, player = api_for(fight.table.gm), api_for(fight.table.player)
+    body = {"npc": fight.npc.pk, "count": 2, "hidden": True}
+    assert (
+        player.post(f"/api/encounters/{enc}/participants/", body, format="json").status_code == 403
+    )
+    added = gm.post(f"/api/encounters/{enc}/participants/", body, format="json")
+    assert added.status_code == 201 and added.json()["kind"] == "join"
+    assert fight.encounter.participants.count() == 4
+    both = gm.post(
+        f"/api/encounters/{enc}/participants/",
+        {"npc": fight.npc.pk, "characters": [1]},
+        format="json",
+    )
+    assert both.status_code == 400
+    url = f"/api/participants/{fight.thug.pk}/update/"
+    assert player.post(url, {"hidden": False}, format="json").status_code == 403
+    assert gm.post(url, {"hidden": False}, format="json").status_code == 200
+    thug = api_for(fight.table.player).get(f"/api/participants/{fight.thug.pk}/").json()
+    assert thug["numbers"]["vitality"] == 7
+
+
+def test_it_lets_the_gm_wound_and_heal_a_zone(fight, api_for):
+    url = f"/api/encounters/{fight.encounter.pk}/adjust/"
+    head = fight.zone(fight.ysolde, "head")
+    assert api_for(fight.table.player).post(url, {"zone": head.pk, "amount": 3}).status_code == 403
+    response = api_for(fight.table.gm).post(url, {"zone": head.pk, "amount": 14}, format="json")
+    assert response.status_code == 200
+    fight.refresh()
+    assert fight.ysolde.character.vitality == 8 and fight.ysolde.stamina_due
+    stamina = api_for(fight.table.player).post(
+        f"/api/participants/{fight.ysolde.pk}/stamina/", {"roll": 50}, format="json"
+    )
+    assert stamina.status_code == 200
+    assert services.latest_roll(fight.encounter).kind == "stamina"
+
+
+def test_it_answers_a_declaration_with_the_new_attack_while_another_is_open(fight, api_for):
+    gm = api_for(fight.table.gm)
+    enc = fight.encounter.pk
+
+    def declare(attacker, target):
+        return gm.post(
+            f"/api/encounters/{enc}/attacks/",
+            {
+                "attacker": attacker.pk,
+                "target": target.pk,
+                "zone": fight.zone(target, "chest").pk,
+                "weapon": fight.weapon(attacker).pk,
+                "action": "precise",
+            },
+        )
+
+    first = declare(fight.ysolde, fight.thug)
+    assert first.status_code == 201, first.json()
+    second = declare(fight.thug, fight.ysolde)  # the GM may declare out of turn
+    assert second.status_code == 201, second.json()
+    assert second.json()["id"] != first.json()["id"]
+    assert second.json()["attacker"] == fight.thug.pk
+    assert second.json()["target"] == fight.ysolde.pk
+    open_ids = {a["id"] for a in gm.get(f"/api/encounters/{enc}/").json()["attacks"]}
+    assert open_ids == {first.json()["id"], second.json()["id"]}

@@ -1,0 +1,230 @@
+"""The encounter pages: roles, htmx and plain forms, hidden NPC numbers, double submits and
+a query count that does not grow with the number of participants."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from combat import services
+from combat.models import CombatLogEntry, Encounter
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def _url(name, *args):
+    return reverse(f"combat:{name}", args=args)
+
+
+def test_it_lists_and_creates_encounters_for_the_gm_only(table, client_for):
+    url = _url("encounter_list", table.campaign.pk)
+    assert client_for(None).get(url).status_code == 302
+    assert client_for(table.outsider).get(url).status_code == 404
+    assert client_for(table.other_gm).get(url).status_code == 404
+    assert client_for(table.player).get(url).status_code == 200
+    assert client_for(table.player).post(url, {"name": "Mine"}).status_code == 403
+    response = client_for(table.gm).post(url, {"name": "Ambush"})
+    encounter = Encounter.objects.get(name="Ambush")
+    assert response.status_code == 302 and response.url == encounter.get_absolute_url()
+    assert "Ambush" in client_for(table.player).get(url).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("who", "status"), [(None, 302), ("outsider", 404), ("player", 200), ("gm", 200)]
+)
+def test_it_shows_the_encounter_to_members_only(fight, client_for, who, status):
+    user = getattr(fight.table, who) if who else None
+    response = client_for(user).get(fight.encounter.get_absolute_url())
+    assert response.status_code == status
+
+
+@pytest.mark.parametrize(
+    ("who", "status"), [(None, 302), ("outsider", 404), ("player", 403), ("gm", 302)]
+)
+def test_it_lets_only_the_gm_undo(fight, client_for, who, status):
+    services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    user = getattr(fight.table, who) if who else None
+    response = client_for(user).post(_url("encounter_undo", fight.encounter.pk))
+    assert response.status_code == status
+    fight.refresh()
+    expected_turn = fight.ysolde.pk if who == "gm" else fight.thug.pk
+    assert fight.encounter.turn_id == expected_turn
+
+
+def test_it_answers_htmx_with_the_tracker_and_plain_posts_with_a_redirect(fight, client_for):
+    gm = client_for(fight.table.gm)
+    url = _url("encounter_next_turn", fight.encounter.pk)
+    plain = gm.post(url)
+    assert plain.status_code == 302 and plain.url == fight.encounter.get_absolute_url()
+    htmx = gm.post(url, **HX)
+    assert htmx.status_code == 200
+    body = htmx.content.decode()
+    assert body.lstrip().startswith('<div id="tracker"') and "<html" not in body
+    assert 'data-testid="round">2<' in body
+
+
+def test_it_lets_a_player_fight_only_for_their_own_character(fight, client_for):
+    player = client_for(fight.table.player)
+    chest = fight.zone(fight.thug, "chest")
+    declare = _url("attack_declare", fight.encounter.pk)
+    data = {
+        "attacker": fight.ysolde.pk,
+        "target_zone": f"{fight.thug.pk}:{chest.pk}",
+        "weapon": fight.weapon(fight.ysolde).pk,
+        "action": "mighty",
+    }
+    assert player.post(declare, data, **HX).status_code == 200
+    decl = fight.encounter.declarations.get()
+    # The thug is the GM's: the player may neither defend for it nor attack with it.
+    defense = _url("attack_defense", decl.pk)
+    assert player.post(defense, {"defense": "parry"}, **HX).status_code == 403
+    assert client_for(fight.table.gm).post(defense, {"defense": "parry"}, **HX).status_code == 200
+    other = {**data, "attacker": fight.thug.pk, "target_zone": f"{fight.ysolde.pk}:1"}
+    assert player.post(declare, other, **HX).status_code == 403
+    assert client_for(fight.table.outsider).post(defense, {"defense": "dodge"}).status_code == 404
+    # Rolled twice (a double click): applied once, the second answer says why.
+    roll = _url("attack_roll", decl.pk)
+    first = player.post(roll, {"roll": "43"}, **HX)
+    second = player.post(roll, {"roll": "43"}, **HX)
+    assert (first.status_code, second.status_code) == (200, 409)
+    assert "already been rolled" in second.content.decode()
+    assert CombatLogEntry.objects.filter(kind="roll").count() == 1
+    assert fight.zone(fight.thug, "chest").wounds == 20
+
+
+def test_it_refuses_bad_input_with_422_and_the_reason(fight, client_for):
+    player = client_for(fight.table.player)
+    declare = _url("attack_declare", fight.encounter.pk)
+    response = player.post(declare, {"attacker": fight.ysolde.pk, "target_zone": "x"}, **HX)
+    assert response.status_code == 422
+    assert "Choose a target" in response.content.decode()
+    plain = player.post(declare, {"attacker": fight.ysolde.pk, "target_zone": "x"}, follow=True)
+    assert "Choose a target" in plain.content.decode()
+
+
+def test_it_never_shows_hidden_npc_numbers_to_players(fight, client_for):
+    gm, player = fight.table.gm, fight.table.player
+    services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="mighty",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=player,
+    )
+    decl = fight.encounter.declarations.get()
+    services.declare_defense(declaration=decl, defense="parry", actor=gm)
+    services.resolve(declaration=decl, roll=43, actor=player)
+    url = fight.encounter.get_absolute_url()
+    thug_vit = f'data-testid="vit-{fight.thug.pk}"'
+    gm_page = client_for(gm).get(url).content.decode()
+    assert thug_vit in gm_page and "20 damage" in gm_page
+    page = client_for(player).get(url).content.decode()
+    assert thug_vit not in page
+    assert f'data-testid="zone-{fight.zone(fight.thug, "chest").pk}"' not in page
+    assert "numbers hidden by the GM" in page
+    assert "20 damage" not in page and "90v20" not in page
+    assert "Ysolde Varr mighty strike at Salvager Thug #1" in page and "chest: hit." in page
+    # Shown again, the numbers appear.
+    services.update_participant(participant=fight.thug, hidden=False, actor=gm)
+    assert thug_vit in client_for(player).get(url).content.decode()
+
+
+def test_it_shows_the_odds_before_the_roll(fight, client_for):
+    services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="fast",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=fight.table.player,
+    )
+    page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).content.decode()
+    assert "80v15" in page and "80v20" in page and "80v25" in page
+
+
+def test_it_offers_fate_to_the_owner_of_a_character_in_the_fight(fight, client_for):
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="mighty",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=fight.table.player,
+    )
+    services.declare_defense(declaration=decl, defense="parry", actor=fight.table.gm)
+    entry = services.resolve(declaration=decl, roll=43, actor=fight.table.player)
+    player = client_for(fight.table.player)
+    assert (
+        'data-testid="fate-reroll"'
+        in player.get(fight.encounter.get_absolute_url()).content.decode()
+    )
+    url = _url("roll_fate", entry.pk)
+    response = player.post(url, {"spender": fight.ysolde.pk, "action": "revoke"}, **HX)
+    assert response.status_code == 200
+    assert fight.zone(fight.thug, "chest").wounds == 0
+    fight.refresh()
+    assert fight.ysolde.character.fate == 0
+    again = player.post(url, {"spender": fight.ysolde.pk, "action": "revoke"}, **HX)
+    assert again.status_code == 409
+
+
+def test_it_needs_the_csrf_token(fight):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(fight.table.gm)
+    assert client.post(_url("encounter_next_turn", fight.encounter.pk)).status_code == 403
+
+
+def test_it_adds_npc_copies_from_the_page(fight, client_for):
+    response = client_for(fight.table.gm).post(
+        _url("npc_copies_add", fight.encounter.pk),
+        {"npc": fight.npc.pk, "count": "3", "hidden": "1"},
+        **HX,
+    )
+    assert response.status_code == 200
+    names = sorted(fight.encounter.participants.values_list("character__name", flat=True))
+    assert names[:4] == [f"Salvager Thug #{n}" for n in (1, 2, 3, 4)]
+    copies = fight.encounter.participants.filter(character__name__startswith="Salvager")
+    assert len({p.character_id for p in copies}) == 4
+    assert all(p.character.zones.count() == 7 for p in copies)
+    assert all(p.character.weapons.get().dmg == 4 for p in copies)
+
+
+def _page_queries(client, encounter):
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(encounter.get_absolute_url()).status_code == 200
+    return len(ctx)
+
+
+@pytest.mark.parametrize("who", ["gm", "player"])
+def test_it_renders_the_page_in_a_constant_number_of_queries(fight, client_for, who):
+    client = client_for(getattr(fight.table, who))
+    small = _page_queries(client, fight.encounter)
+    services.add_npc_copies(encounter=fight.encounter, npc=fight.npc, count=6, actor=fight.table.gm)
+    services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="fast",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=fight.table.player,
+    )
+    assert _page_queries(client, fight.encounter) == small
+
+
+def test_it_renders_the_tracker_panel_per_viewer_for_the_live_feed(fight):
+    from combat.views import tracker_panels
+
+    thug_vit = f'data-testid="vit-{fight.thug.pk}"'
+    assert thug_vit in tracker_panels(fight.encounter, fight.table.gm)["tracker"]
+    player_html = tracker_panels(fight.encounter, fight.table.player)["tracker"]
+    assert thug_vit not in player_html and f'data-testid="vit-{fight.ysolde.pk}"' in player_html

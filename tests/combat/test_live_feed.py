@@ -1,0 +1,220 @@
+"""The live feed: events after commit only, per-viewer rendering, replay, the SSE stream."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.test import AsyncClient
+
+from combat import live, services
+from combat.models import CombatLogEntry
+
+pytestmark = pytest.mark.django_db
+
+
+def listen(encounter_id: int) -> str:
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(live.group_name(encounter_id), channel)
+    return channel
+
+
+def received(channel: str) -> list[dict]:
+    layer = get_channel_layer()
+
+    async def drain() -> list[dict]:
+        out = []
+        while True:
+            try:
+                out.append(await asyncio.wait_for(layer.receive(channel), 0.2))
+            except TimeoutError:
+                return out
+
+    return async_to_sync(drain)()
+
+
+def test_it_pushes_each_entry_once_after_commit(fight, django_capture_on_commit_callbacks):
+    channel = listen(fight.encounter.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        entry = services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    assert received(channel) == [{"type": "encounter.entry", "id": entry.pk}]
+
+
+def test_it_pushes_nothing_when_the_action_rolls_back(fight, django_capture_on_commit_callbacks):
+    channel = listen(fight.encounter.pk)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        try:
+            with transaction.atomic():
+                services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+                raise RuntimeError("the request failed after the service")
+        except RuntimeError:
+            pass
+    assert callbacks == []
+    assert received(channel) == []
+
+
+def test_a_hidden_npcs_numbers_never_reach_a_player(fight):
+    gm, player = fight.table.gm, fight.table.player
+    before = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
+    zone = fight.thug.character.zones.get(name="chest")
+    services.adjust_zone(encounter=fight.encounter, zone=zone, amount=5, actor=gm)
+    gm_view = "".join(m.data for m in live.messages_after(fight.encounter, gm, before))
+    player_view = "".join(m.data for m in live.messages_after(fight.encounter, player, before))
+    assert "Salvager Thug #1" in gm_view
+    assert "5" in gm_view
+    assert gm_view != player_view
+    # The player reads that the NPC was hurt, never by how much nor how it stands.
+    import html
+    import re
+
+    def texts(view: str) -> str:
+        return re.sub(r"#\d+", "", html.unescape(re.sub(r"<[^>]+>", "", view)))
+
+    assert "5" in texts(gm_view)
+    player_messages = live.messages_after(fight.encounter, player, before)
+    player_entries = "".join(m.data for m in player_messages if m.event == "entry")
+    assert not re.search(r"\d", texts(player_entries))
+    # The tracker drawn for the player keeps the thug's vitality and zones out.
+    (tracker,) = [m.data for m in player_messages if m.event == "tracker"]
+    thug = fight.thug.pk
+    assert f'data-testid="vit-{thug}"' not in tracker
+    assert f'data-testid="zone-{zone.pk}"' not in tracker
+    assert "numbers hidden by the GM" in tracker
+    (gm_tracker,) = [
+        m.data for m in live.messages_after(fight.encounter, gm, before) if m.event == "tracker"
+    ]
+    assert f'data-testid="zone-{zone.pk}"' in gm_tracker
+
+
+def test_it_replays_the_entries_after_the_last_seen_id(fight):
+    gm = fight.table.gm
+    seen = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
+    first = services.next_turn(encounter=fight.encounter, actor=gm)
+    second = services.next_turn(encounter=fight.encounter, actor=gm)
+    messages = live.messages_after(fight.encounter, gm, seen)
+    assert [m.id for m in messages if m.event == "entry"] == [first.pk, second.pk]
+    assert live.messages_after(fight.encounter, gm, second.pk) == []
+
+
+def test_a_gap_too_long_to_replay_resets_the_page(fight, monkeypatch):
+    monkeypatch.setattr(live, "REPLAY_LIMIT", 2)
+    gm = fight.table.gm
+    seen = CombatLogEntry.objects.filter(encounter=fight.encounter).earliest("pk").pk
+    messages = live.messages_after(fight.encounter, gm, seen)
+    latest = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
+    assert messages[0].event == "reset" and messages[0].id == latest
+    assert not [m for m in messages if m.event == "entry"]
+
+
+def test_an_sse_message_is_well_formed():
+    text = live.Message("entry", "<li>one</li>\n<li>two</li>", 7).encode()
+    assert text == "event: entry\nid: 7\ndata: <li>one</li>\ndata: <li>two</li>\n\n"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_stream_sends_new_entries_to_an_open_page(table):
+    from tests.combat.conftest import make_ysolde
+
+    ysolde = make_ysolde(table.campaign, table.player)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
+
+    async def scenario() -> list[str]:
+        client = AsyncClient()
+        await client.aforce_login(table.player)
+        response = await client.get(f"/encounters/{encounter.pk}/events/")
+        assert response["Content-Type"] == "text/event-stream"
+        chunks = aiter(response.streaming_content)
+        hello = (await anext(chunks)).decode()
+        # The GM acts in another request while the player's page is open.
+        await sync_to_async(services.start_encounter)(encounter=encounter, actor=table.gm)
+        entry = (await asyncio.wait_for(anext(chunks), 5)).decode()
+        await chunks.aclose()
+        return [hello, entry]
+
+    hello, entry = async_to_sync(scenario)()
+    assert hello.startswith("event: hello\nid: ")
+    assert "event: entry" in entry
+
+
+def test_outsiders_and_anonymous_get_no_stream(fight, client_for):
+    url = f"/encounters/{fight.encounter.pk}/events/"
+    assert client_for(None).get(url).status_code == 403
+    assert client_for(fight.table.outsider).get(url).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_gm_hears_when_a_player_connects_and_leaves(table):
+    from tests.combat.conftest import make_ysolde
+
+    ysolde = make_ysolde(table.campaign, table.player)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    url = f"/encounters/{encounter.pk}/events/"
+
+    async def scenario() -> tuple[str, str, str]:
+        gm, player = AsyncClient(), AsyncClient()
+        await gm.aforce_login(table.gm)
+        await player.aforce_login(table.player)
+        gm_chunks = aiter((await gm.get(url)).streaming_content)
+        await anext(gm_chunks)  # hello
+        await asyncio.wait_for(anext(gm_chunks), 5)  # the GM's own arrival
+        player_chunks = aiter((await player.get(url)).streaming_content)
+        await anext(player_chunks)
+        # The player's page waits for news; closing it cancels that wait, as a disconnect does.
+        waiting = asyncio.ensure_future(anext(player_chunks))
+        came = (await asyncio.wait_for(anext(gm_chunks), 5)).decode()
+        waiting.cancel()
+        left = (await asyncio.wait_for(anext(gm_chunks), 5)).decode()
+        # The player's stream never carries the GM's list.
+        player_chunks = aiter((await player.get(url)).streaming_content)
+        await anext(player_chunks)
+        await sync_to_async(services.add_participants)(
+            encounter=encounter, characters=[ysolde], actor=table.gm
+        )
+        player_next = (await asyncio.wait_for(anext(player_chunks), 5)).decode()
+        await player_chunks.aclose()
+        await gm_chunks.aclose()
+        return came, left, player_next
+
+    came, left, player_next = async_to_sync(scenario)()
+    assert came.startswith("event: presence\n")
+    assert 'data-testid="presence-player"' in came and "connected" in came
+    assert left.startswith("event: presence\n") and "away" in left and "connected" not in left
+    assert "presence" not in player_next
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
+    """n phones connecting cost n messages, not n squared: the players' streams are not told."""
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    layer = get_channel_layer()
+    everyone = listen(encounter.pk)  # stands for a player's stream
+    gms = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(live.presence_group_name(encounter.pk), gms)
+    url = f"/encounters/{encounter.pk}/events/"
+
+    async def connect_and_leave() -> None:
+        player = AsyncClient()
+        await player.aforce_login(table.player)
+        chunks = aiter((await player.get(url)).streaming_content)
+        await anext(chunks)  # hello: connected
+        await chunks.aclose()
+
+    async_to_sync(connect_and_leave)()
+    assert [m["type"] for m in received(gms)] == [live.PRESENCE, live.PRESENCE]
+    assert received(everyone) == []
+
+
+def test_the_presence_panel_is_the_gms_alone(fight):
+    live.mark_present(fight.encounter.pk, fight.table.player.pk)
+    from combat.views import presence_panel
+
+    html = presence_panel(fight.encounter, fight.table.gm)
+    assert html is not None and "player" in html and "connected" in html
+    assert presence_panel(fight.encounter, fight.table.player) is None
+    live.mark_absent(fight.encounter.pk, fight.table.player.pk)
+    assert "away" in (presence_panel(fight.encounter, fight.table.gm) or "")

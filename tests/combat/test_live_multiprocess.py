@@ -1,0 +1,140 @@
+"""Live events across processes: two uvicorn servers on PostgreSQL, Redis between them.
+
+Runs in the PostgreSQL run of scripts/test.sh, which starts a throwaway PostgreSQL and Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from channels.layers import channel_layers
+from django.db import connection
+from django.test import Client
+
+from combat import services
+from combat.models import CombatLogEntry
+from tests.combat.conftest import make_thug, make_ysolde
+from tests.servers import AsgiServer, start_asgi_server
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def redis_url() -> str:
+    url = os.environ.get("TEST_REDIS_URL", "")
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")
+        pytest.skip("no TEST_REDIS_URL: scripts/test.sh starts a Redis when redis-server exists")
+    return url
+
+
+@dataclass
+class SseClient:
+    """Reads one encounter stream in a thread and keeps the entry ids it receives."""
+
+    url: str
+    cookie: str
+    last_id: str | None = None
+    entries: list[int] = field(default_factory=list)
+    hello: threading.Event = field(default_factory=threading.Event)
+    closed: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> SseClient:
+        threading.Thread(target=self._run, daemon=True).start()
+        assert self.hello.wait(15), f"no hello from {self.url}"
+        return self
+
+    def _run(self) -> None:
+        headers = {"Last-Event-ID": self.last_id} if self.last_id else {}
+        try:
+            with httpx.stream(
+                "GET",
+                self.url,
+                headers=headers,
+                cookies={"sessionid": self.cookie},
+                timeout=httpx.Timeout(10.0, read=None),
+            ) as response:
+                event = ""
+                for line in response.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("id: "):
+                        self.last_id = line[4:]
+                        if event == "entry":
+                            self.entries.append(int(line[4:]))
+                    elif line == "" and event == "hello":
+                        self.hello.set()
+                    elif line.startswith(":"):
+                        continue
+                    if event == "entry" and line.startswith("id: "):
+                        self.hello.set()
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.closed.set()
+
+
+def wait_for(predicate, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.fixture
+def redis_layer(settings):
+    """This test process publishes through the same Redis as the servers."""
+    url = redis_url()
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
+    }
+    channel_layers.backends.clear()
+    yield url
+    channel_layers.backends.clear()
+
+
+def test_every_client_on_every_process_gets_every_event_and_catches_up(table, redis_layer):
+    assert connection.vendor == "postgresql"
+    ysolde = make_ysolde(table.campaign, table.player)
+    thug = make_thug(table.campaign, table.gm)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde, thug], actor=table.gm)
+    services.start_encounter(encounter=encounter, actor=table.gm)
+
+    client = Client()
+    client.force_login(table.gm)
+    cookie = client.cookies["sessionid"].value
+
+    servers: list[AsgiServer] = [start_asgi_server({"REDIS_URL": redis_layer}) for _ in range(2)]
+    try:
+        path = f"/encounters/{encounter.pk}/events/"
+        clients = [SseClient(f"{s.url}{path}", cookie).start() for s in servers]
+
+        expected = [services.next_turn(encounter=encounter, actor=table.gm).pk for _ in range(6)]
+        for c in clients:
+            assert wait_for(lambda c=c: c.entries == expected), (c.url, c.entries, expected)
+
+        # Process A dies mid-stream; its client reconnects to B with the last id it saw.
+        servers[0].stop()
+        assert clients[0].closed.wait(10)
+        missed = [services.next_turn(encounter=encounter, actor=table.gm).pk for _ in range(3)]
+        again = SseClient(f"{servers[1].url}{path}", cookie, last_id=clients[0].last_id)
+        again.start()
+        assert wait_for(lambda: again.entries == missed), (again.entries, missed)
+        assert wait_for(lambda: clients[1].entries == expected + missed)
+        logged = list(
+            CombatLogEntry.objects.filter(encounter=encounter, pk__gt=expected[0] - 1)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        assert logged == expected + missed
+    finally:
+        for s in servers:
+            s.stop()

@@ -1,0 +1,130 @@
+"""Text that users type is shown as text: HTML and script in names, notes, descriptions and the
+combat log come back escaped on every page, and as plain JSON strings from the API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from sheets.models import ApiToken, BodyZone
+from tests.security.pages import DemoTable, demo_table
+from tests.security.test_csp_and_csrf import get_pages
+
+pytestmark = pytest.mark.django_db
+
+SCRIPT = "<script>alert('pwned')</script>"
+IMG = '<img src=x onerror="alert(1)">'
+ATTR = '" autofocus onfocus="alert(2)'
+HOSTILE = f"{SCRIPT}{IMG}{ATTR}"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def hostile_table() -> DemoTable:
+    cache.clear()
+    demo = demo_table()
+    demo.campaign.name = f"Keep {HOSTILE}"
+    demo.campaign.description = f"Beware {HOSTILE}"
+    demo.campaign.save()
+    character = demo.character
+    for field in ("name", "occupation", "appearance", "notes", "backstory", "equipment"):
+        setattr(character, field, f"{field} {HOSTILE}"[:120])
+    character.save()
+    for i, discipline in enumerate(character.disciplines.all()):
+        discipline.name = f"Blade {i} {SCRIPT}"
+        discipline.save()
+    character.weapons.update(name=f"Sword {IMG}")
+    BodyZone.objects.filter(character=character).update(grievous=f"Ouch {HOSTILE}")
+    demo.encounter.name = f"Fight {SCRIPT}"
+    demo.encounter.save()
+    ApiToken.objects.filter(user=demo.gm).update(name=f"Bot {IMG}")
+    return demo
+
+
+def assert_escaped(page: str, where: str) -> None:
+    for raw in (SCRIPT, IMG, "<script>alert", "<img src=x", 'onfocus="alert'):
+        assert raw not in page, (where, raw)
+
+
+def test_it_escapes_hostile_text_on_every_page(hostile_table):
+    shown = 0
+    for url, response in get_pages(hostile_table):
+        if "text/html" not in response.get("Content-Type", ""):
+            continue
+        page = response.content.decode()
+        assert_escaped(page, url)
+        shown += "&lt;script&gt;alert(" in page
+    # The campaign, dashboard, sheet, print, encounter and token pages show the text.
+    assert shown >= 6
+
+
+def test_it_escapes_hostile_text_in_htmx_partials(hostile_table):
+    client = Client()
+    client.force_login(hostile_table.gm)
+    character = hostile_table.character
+    zone = character.zones.first()
+    response = client.post(
+        f"/characters/{character.pk}/zones/{zone.pk}/wound/",
+        {"delta": "1"},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 200
+    assert_escaped(response.content.decode(), "wound partial")
+    response = client.post(
+        f"/characters/{character.pk}/edit/",
+        {"field": "notes", "value": SCRIPT, "original": character.notes},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 200
+    assert_escaped(response.content.decode(), "field partial")
+    assert "&lt;script&gt;" in response.content.decode()
+
+
+def test_it_returns_hostile_text_as_plain_json_strings(hostile_table):
+    _, key = ApiToken.objects.create_token(user=hostile_table.gm, name="json")
+    api = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    character = hostile_table.character
+    for url in (
+        f"/api/campaigns/{hostile_table.campaign.pk}/",
+        f"/api/characters/{character.pk}/",
+        f"/characters/{character.pk}/export/",
+    ):
+        response = api.get(url) if url.startswith("/api/") else _gm(hostile_table).get(url)
+        assert response.status_code == 200, url
+        assert response["Content-Type"].startswith("application/json"), url
+        assert response["X-Content-Type-Options"] == "nosniff"
+        data = json.loads(response.content)
+        assert HOSTILE in json.dumps(data, ensure_ascii=False) or SCRIPT in json.dumps(
+            data, ensure_ascii=False
+        ), url
+    export = _gm(hostile_table).get(f"/characters/{character.pk}/export/")
+    assert export["Content-Disposition"].startswith("attachment;")
+
+
+def test_it_stores_hostile_text_as_typed(hostile_table):
+    hostile_table.campaign.refresh_from_db()
+    assert hostile_table.campaign.description == f"Beware {HOSTILE}"
+
+
+def test_it_never_marks_text_safe_in_templates_or_code():
+    """Escaping is Django's default; nothing in the project switches it off."""
+    offenders = []
+    for folder in ("templates", "sheets", "combat", "config"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in (".html", ".py") or not path.is_file():
+                continue
+            text = path.read_text()
+            for needle in ("|safe", "autoescape off", "mark_safe(", "SafeString("):
+                if needle in text:
+                    offenders.append(f"{path.relative_to(ROOT)}: {needle}")
+    assert offenders == []
+
+
+def _gm(table: DemoTable) -> Client:
+    client = Client()
+    client.force_login(table.gm)
+    return client

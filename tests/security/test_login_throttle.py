@@ -1,0 +1,134 @@
+"""Login attempts are throttled per username and per address (config/throttling.py); the
+rules API is throttled per caller (combat/dice_api.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def low_limits(settings: Any) -> Any:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "login": "3/min",
+            "rules_anon": "2/min",
+            "rules_user": "3/min",
+        },
+    }
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def attempt(username: str, guess: str = "wrong", ip: str = "10.0.0.1") -> Any:
+    return Client(REMOTE_ADDR=ip).post(reverse("login"), {"username": username, "password": guess})
+
+
+def test_it_throttles_guesses_at_one_username_from_many_addresses():
+    make_user("victim")
+    codes = [attempt("victim", ip=f"10.0.0.{i}").status_code for i in range(1, 5)]
+    assert codes == [200, 200, 200, 429]
+
+
+def test_it_counts_a_username_however_its_case_is_typed():
+    make_user("victim")
+    names = ["victim", "Victim", " VICTIM "]
+    codes = [attempt(name, ip=f"10.1.0.{i}").status_code for i, name in enumerate(names)]
+    assert codes == [200, 200, 200]
+    assert attempt("ViCtIm", ip="10.1.0.9").status_code == 429
+
+
+def test_it_throttles_one_address_guessing_many_usernames():
+    codes = [attempt(f"user{i}", ip="10.2.0.1").status_code for i in range(4)]
+    assert codes == [200, 200, 200, 429]
+
+
+def test_it_answers_429_with_a_clear_page_and_retry_after():
+    for _ in range(3):
+        attempt("victim")
+    response = attempt("victim")
+    assert response.status_code == 429
+    assert 1 <= int(response["Retry-After"]) <= 60
+    page = response.content.decode()
+    assert "Too many login attempts" in page
+    assert f"Wait {response['Retry-After']} second" in page
+    assert "Content-Security-Policy" in response
+
+
+def test_it_does_not_check_the_password_while_throttled():
+    make_user("victim")
+    for _ in range(3):
+        attempt("victim")
+    client = Client(REMOTE_ADDR="10.3.0.1")
+    response = client.post(reverse("login"), {"username": "victim", "password": PASSWORD})
+    assert response.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_it_leaves_other_users_and_addresses_alone():
+    make_user("victim")
+    make_user("bystander")
+    for i in range(4):
+        attempt("victim", ip=f"10.4.0.{i}")
+    response = attempt("bystander", PASSWORD, ip="10.4.1.1")
+    assert response.status_code == 302
+
+
+def test_it_lets_a_table_of_players_behind_one_router_log_in():
+    players = [make_user(f"player{i}") for i in range(6)]
+    codes = [attempt(p.get_username(), PASSWORD, ip="192.168.1.1").status_code for p in players]
+    assert codes == [302] * 6
+
+
+def test_it_opens_again_in_the_next_window(monkeypatch):
+    import time
+
+    start = time.time()
+    monkeypatch.setattr("config.throttling.time.time", lambda: start)
+    for _ in range(3):
+        attempt("victim")
+    assert attempt("victim").status_code == 429
+    monkeypatch.setattr("config.throttling.time.time", lambda: start + 61)
+    assert attempt("victim").status_code == 200
+
+
+def test_it_does_not_throttle_the_login_page_itself():
+    for _ in range(5):
+        attempt("victim")
+    assert Client(REMOTE_ADDR="10.0.0.1").get(reverse("login")).status_code == 200
+
+
+def rules_post(client: Client) -> Any:
+    return client.post(
+        "/api/rules/omg/check/",
+        json.dumps({"pro": 70, "dif": 20, "roll": 43}),
+        content_type="application/json",
+    )
+
+
+def test_it_throttles_anonymous_rules_callers_per_address():
+    codes = [rules_post(Client(REMOTE_ADDR="10.5.0.1")).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    response = rules_post(Client(REMOTE_ADDR="10.5.0.1"))
+    assert response.json()["detail"]
+    assert int(response["Retry-After"]) >= 1
+    assert rules_post(Client(REMOTE_ADDR="10.5.0.2")).status_code == 200
+
+
+def test_it_throttles_logged_in_rules_callers_at_their_own_rate():
+    client = Client(REMOTE_ADDR="10.6.0.1")
+    client.force_login(make_user("roller"))
+    codes = [rules_post(client).status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]

@@ -1,0 +1,91 @@
+"""ASGI server processes for tests: uvicorn serving config.asgi on the test database."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class AsgiServer:
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_asgi_server(env: dict[str, str] | None = None, port: int | None = None) -> AsgiServer:
+    """uvicorn serving config.asgi on a free loopback port, on the test database (the SQLite
+    file named by OMG_TEST_DB, or the PostgreSQL test database)."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    if settings["ENGINE"].endswith("sqlite3"):
+        if not os.environ.get("OMG_TEST_DB"):
+            pytest.fail("ASGI browser tests need OMG_TEST_DB (scripts/test.sh sets it)")
+        database_url = f"sqlite:///{settings['NAME']}"
+    else:
+        database_url = (
+            f"postgres://{settings['USER']}:{settings['PASSWORD'] or ''}@{settings['HOST']}:"
+            f"{settings['PORT']}/{settings['NAME']}"
+        )
+    port = port or _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--timeout-graceful-shutdown",
+            "2",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "DJANGO_SETTINGS_MODULE": "config.test_settings",
+            **(env or {}),
+        },
+    )
+    server = AsgiServer(f"http://127.0.0.1:{port}", process)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the ASGI server exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{server.url}/healthz", timeout=2) as response:  # noqa: S310
+                if response.status == 200:
+                    return server
+        except OSError:
+            time.sleep(0.2)
+    server.stop()
+    pytest.fail("the ASGI server did not answer /healthz within 30 s")
