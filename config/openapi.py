@@ -92,3 +92,29 @@ def document_common_responses(
                 _add(responses, code)
             operation["responses"] = dict(sorted(responses.items()))
     return result
+
+
+BLANK_STRING = {"type": "string", "maxLength": 0}
+
+
+def blank_strings_as_any_of(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """drf-spectacular 0.30 writes a blankable string with a pattern, a format or a minimum
+    length as ``oneOf: [<the constraint>, {maxLength: 0}]``. When the constraint itself admits
+    "" (``pending_raises``' pattern does), "" matches both branches and a valid answer breaks
+    ``oneOf``; ``anyOf`` says what is meant: either is fine."""
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            one_of = node.get("oneOf")
+            if isinstance(one_of, list) and BLANK_STRING in one_of:
+                node["anyOf"] = node.pop("oneOf")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(result)
+    return result

@@ -219,6 +219,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.document_common_responses",
+        "config.openapi.blank_strings_as_any_of",
     ],
     "ENUM_NAME_OVERRIDES": {
         "AptitudeEnum": "rules.omg_data.APTITUDE_CHOICES",
