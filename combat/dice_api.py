@@ -9,11 +9,12 @@ campaign's GM or one of its players is added to the campaign's roll log
 Conventions of every endpoint:
 
 - Numbers must be JSON integers in a body (``"70"`` and ``true`` are refused); in a query string
-  they are plain digits.
+  they are plain ASCII digits with an optional leading ``-`` (``²`` or ``٧`` are refused).
 - Dice already rolled at the table are given as values; left out, the server rolls them with
   :func:`server_rng`. A roll is typed in whole or rolled whole: once some dice are typed in,
   a die the roll still needs (a re-roll, the GM's die) is a 400 naming its field, never a
-  server die logged as a physical one.
+  server die logged as a physical one. A roll of two sides (an OGS opposed check, an ORE
+  contest or timed cooperation) is one roll: every side typed in, or none.
 - Exact odds come twice: as floats, and under ``"exact"`` the same fields as ``"n/d"`` strings.
 - A bad request is a 400 whose body names each field at fault; an input the rules cannot
   resolve (``RulesError``) is a 400 under ``non_field_errors``.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -69,15 +71,20 @@ def _in_query(field: serializers.Field) -> bool:
     return isinstance(getattr(field.root, "initial_data", None), QueryDict)
 
 
+# ASCII digits only: str.isdigit() also takes '²' (which int() then refuses: a 500) and the
+# digits of other scripts (which int() reads, so '٧٠' passed as 70).
+_QUERY_INTEGER = re.compile(r"-?[0-9]+")
+
+
 class WholeNumberField(serializers.IntegerField):
-    """A JSON integer (no strings, floats or booleans); plain digits in a query string."""
+    """A JSON integer (no strings, floats or booleans); plain ASCII digits in a query string."""
 
     default_error_messages = {"invalid": "Must be a whole number, such as 7."}
 
     def to_internal_value(self, data: Any) -> int:
         if _in_query(self) and isinstance(data, str):
             text = data.strip()
-            if text.lstrip("-").isdigit() and len(text) <= 7:
+            if text.isascii() and len(text) <= 7 and _QUERY_INTEGER.fullmatch(text):
                 return int(text)
             self.fail("invalid")
         if isinstance(data, bool) or not isinstance(data, int):
@@ -320,6 +327,31 @@ def documented(
         responses=responses,
         examples=examples,
     )
+
+
+_NEVER_MIXED = "typed-in dice are never mixed with server dice"
+
+
+def every_side_typed_in(
+    sides: Mapping[str, Mapping[str, Any]], field: str, *, forced: bool = False
+) -> None:
+    """A roll of several sides is typed in whole or rolled whole: once one side's dice (or
+    anything else of the roll, ``forced``) are typed in, a side without them is a 400 on its
+    ``field``, rather than a server roll passed off beside physical ones."""
+    if not forced and all(side.get(field) is None for side in sides.values()):
+        return
+    missing = {
+        name: {
+            field: [
+                f"Type this side's {field} too: the rest of the roll is typed in, and "
+                f"{_NEVER_MIXED}."
+            ]
+        }
+        for name, side in sides.items()
+        if side.get(field) is None
+    }
+    if missing:
+        raise serializers.ValidationError(missing)
 
 
 def request_example(name: str, value: Mapping[str, object]) -> OpenApiExample:
@@ -647,7 +679,8 @@ class OgsRollRequestSerializer(serializers.Serializer):  # type: ignore[type-arg
         required=False,
         allow_null=True,
         help_text="With reroll_ones: the new faces of the enhancement dice that showed 1, "
-        "in dice order. Needed whenever values are typed in and an enhancement die shows 1.",
+        "in dice order. Needed whenever values are typed in and an enhancement die shows 1; "
+        "only with values.",
     )
     flat = WholeNumberField(min_value=-100, max_value=100, default=0, help_text="Flat bonus.")
     reroll_ones = StrictBooleanField(
@@ -785,9 +818,20 @@ class OgsOpposedRequestSerializer(serializers.Serializer):  # type: ignore[type-
         max_length=20,
         required=False,
         allow_null=True,
-        help_text="d12 roll-off pairs [a, b], used only when everything else ties.",
+        help_text="d12 roll-off pairs [a, b], used only when everything else ties. With typed-in "
+        "values they are needed whenever the tie goes that far (the server never throws them "
+        "then); given, both sides' values are needed too.",
     )
-    odds = StrictBooleanField(default=False, help_text="Add each side's exact chance to win.")
+    odds = StrictBooleanField(
+        default=False,
+        help_text="Add each side's exact chance to win: offered for up to "
+        f"{ogs.MAX_OPPOSED_ODDS_DICE} dice a side (more is a 400).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        sides = {"a": attrs["a"], "b": attrs["b"]}
+        every_side_typed_in(sides, "values", forced=attrs.get("rolloffs") is not None)
+        return attrs
 
 
 class OgsOpposedOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -837,16 +881,36 @@ class OgsOpposedView(RulesView):
         data = self.parse(OgsOpposedRequestSerializer)
         shape = OgsRollRequestSerializer()
         a, b = shape.roll(data["a"]), shape.roll(data["b"])
-        result = ogs.opposed(a, b, rolloffs=data.get("rolloffs"), rng=server_rng())
+        # Both sides are typed in or neither is (validated); typed in, so are the roll-offs.
+        typed = data["a"].get("values") is not None
+        rng = None if typed else server_rng()
+        result = ogs.opposed(a, b, rolloffs=data.get("rolloffs"), rng=rng)
         body = result.as_dict()
         if data["odds"]:
             body["odds"] = with_exact(ogs.opposed_odds(a.check, b.check))
         return Response(body)
 
 
+def _opposed_odds_dice(**kwargs: Any) -> DiceListField:
+    limit = ogs.MAX_OPPOSED_ODDS_DICE
+    return DiceListField(
+        child=OgsDieField(),
+        min_length=2,
+        max_length=limit,
+        error_messages={
+            "max_length": f"Exact opposed odds are offered for up to {limit} dice a side "
+            "(they track every sorted set of faces, which grows fast)."
+        },
+        **kwargs,
+    )
+
+
+_ODDS_LIMIT = f"At most {ogs.MAX_OPPOSED_ODDS_DICE} dice a side."
+
+
 class OgsOpposedOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    a = _ogs_dice(min_length=2, help_text="First side's dice, e.g. a=d4,d8,d8.")
-    b = _ogs_dice(min_length=2, help_text="Second side's dice, e.g. b=d6,d6,d6.")
+    a = _opposed_odds_dice(help_text=f"First side's dice, e.g. a=d4,d8,d8. {_ODDS_LIMIT}")
+    b = _opposed_odds_dice(help_text=f"Second side's dice, e.g. b=d6,d6,d6. {_ODDS_LIMIT}")
     a_flat = WholeNumberField(min_value=-100, max_value=100, default=0)
     b_flat = WholeNumberField(min_value=-100, max_value=100, default=0)
     a_reroll_ones = StrictBooleanField(default=False)
@@ -869,7 +933,11 @@ class OgsOpposedOddsView(RulesView):
         query=True,
     )
     def get(self, request: Request) -> Response:
-        """Each side's chance to win with the full tie-break, and how often each step decides."""
+        """Each side's chance to win with the full tie-break, and how often each step decides.
+
+        Exact odds are offered up to a number of dice a side (see a and b): more is a 400
+        naming the limit.
+        """
         data = self.parse(OgsOpposedOddsRequestSerializer)
         a = ogs.ActionCheck(tuple(data["a"]), data["a_flat"], data["a_reroll_ones"])
         b = ogs.ActionCheck(tuple(data["b"]), data["b_flat"], data["b_reroll_ones"])
@@ -1120,8 +1188,14 @@ class OreRollView(RulesView):
 
 
 class OreContestRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    a = OrePoolRequestSerializer(help_text="The first side's pool or dice.")
+    a = OrePoolRequestSerializer(
+        help_text="The first side's pool or dice (dice for both sides, or for neither)."
+    )
     b = OrePoolRequestSerializer(help_text="The second side's pool or dice.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        every_side_typed_in({"a": attrs["a"], "b": attrs["b"]}, "dice")
+        return attrs
 
 
 class OreContestSideSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -1393,7 +1467,7 @@ class OreCooperateRequestSerializer(serializers.Serializer):  # type: ignore[typ
         min_length=2,
         max_length=10,
         help_text="Each character's pool (same stat + skill). With timed, each may give the "
-        "dice they rolled instead.",
+        "dice they rolled instead: every member, or none.",
     )
     timed = StrictBooleanField(
         default=False,
@@ -1414,6 +1488,19 @@ class OreCooperateRequestSerializer(serializers.Serializer):  # type: ignore[typ
     odds = StrictBooleanField(
         default=False, help_text="Not timed: add the combined pool's exact best-set odds."
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        members = attrs["members"]
+        if attrs["timed"] and any(m.get("dice") is not None for m in members):
+            missing = [m.get("dice") is None for m in members]
+            if any(missing):
+                message = (
+                    f"Type this member's dice too: the others' are typed in, and {_NEVER_MIXED}."
+                )
+                raise serializers.ValidationError(
+                    {"members": [{"dice": [message]} if m else {} for m in missing]}
+                )
+        return attrs
 
 
 class OrePoolSerializer(serializers.Serializer):  # type: ignore[type-arg]

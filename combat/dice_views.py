@@ -107,7 +107,8 @@ def _prob(p: Fraction | None) -> dict[str, str] | None:
 # ---------------------------------------------------------------------------------------------
 # Form helpers
 
-_NUMBERS = re.compile(r"-?\d+")
+# ASCII digits: \d also matches other scripts' digits, which int() would quietly read.
+_NUMBERS = re.compile(r"-?[0-9]+")
 
 
 def _numbers(text: str, field: str) -> list[int] | None:

@@ -274,7 +274,7 @@ class OreRoll:
     best: OreSet | None
     success: bool
     location: str | None
-    #: Dice in the pool (special die included); 0 when read from bare dice.
+    #: Dice on the table, special die included: the resolved pool's, or the dice read.
     rolled: int
     #: Faces removed by gobbling, in the order they were taken.
     gobbled: tuple[int, ...] = ()

@@ -1,12 +1,16 @@
-"""The PvD calculator updates in place with htmx, a sibling dice page works, and a campaign's
-dice page logs its rolls, all under the CSP."""
+"""The PvD calculator updates in place with htmx, the sibling dice pages read, roll and show
+their odds, and a campaign's dice page logs its rolls, all under the CSP."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from combat import dice_api
 from combat.models import DiceRoll
+from rules import ogs, okrpg, sds
 from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -91,3 +95,103 @@ def test_it_logs_rolls_on_a_campaign_dice_page(live_server, page: Page):
     assert page.evaluate("window.__sameDocument") is True  # no full reload
     assert DiceRoll.objects.filter(campaign=campaign, roller=player).count() == 2
     assert not errors, errors  # includes any CSP violation
+
+
+@pytest.fixture
+def seeded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The live server runs in this process: its server dice are this seeded generator.
+    monkeypatch.setattr(dice_api, "RNG", random.Random(7))
+
+
+def open_tab(page: Page, url: str, tab: str, heading: str) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{url}/dice/")
+    page.get_by_role("navigation", name="Dice systems").get_by_role("link", name=tab).click()
+    expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    page.evaluate("window.__sameDocument = true")
+    return errors
+
+
+def test_it_reads_and_rolls_an_ogs_check_with_its_odds(live_server, page: Page, seeded):
+    errors = open_tab(page, live_server.url, "OGS", "OGS dice")
+    # Seed: d6 + d8 + d10 rolling 4, 5, 7 against 8 is 16, four stages of critical success.
+    page.get_by_label("Dice:", exact=True).fill("d6 d8 d10")
+    page.get_by_label("Dice:", exact=True).blur()
+    expect(page.get_by_role("heading", name="d6 + d8 + d10")).to_be_visible()
+    page.get_by_label("Difficulty:", exact=True).fill("12")
+    page.get_by_label("Difficulty:", exact=True).blur()
+    expect(page.get_by_test_id("success-chance")).to_have_text("68%")
+    page.get_by_label("Difficulty:", exact=True).fill("8")
+    page.get_by_label("Difficulty:", exact=True).blur()
+    expect(page.get_by_test_id("success-chance")).to_have_text("93%")
+    page.get_by_label("Your dice").fill("4 5 7")
+    page.get_by_role("button", name="Read my dice").click()
+    expect(page.get_by_test_id("total")).to_have_text("Total 16: success")
+    expect(page.get_by_test_id("result")).to_contain_text("4 stages of critical success")
+    expect(page.get_by_text("(exactly 89/96)")).to_be_visible()
+
+    rolled = ogs.roll_check(ogs.ActionCheck((6, 8, 10)), difficulty=8, rng=random.Random(7))
+    page.get_by_role("button", name="Roll for me").click()
+    expect(page.get_by_test_id("total")).to_contain_text(f"Total {rolled.total}")
+    expect(page.get_by_test_id("success-chance")).to_have_text("93%")
+    assert page.evaluate("window.__sameDocument") is True  # no full reload
+    assert not errors, errors  # includes any CSP violation
+
+
+def test_it_reads_and_rolls_the_ok_rpg_tide_with_its_odds(live_server, page: Page, seeded):
+    errors = open_tab(page, live_server.url, "OK RPG", "OK RPG")
+    page.get_by_label("Damage rank").select_option("Grt")
+    page.get_by_label("Damage resistance").select_option("Avg+")
+    page.get_by_label("Lethality").select_option("cutting")
+    expect(page.get_by_test_id("damage")).to_have_text("3 points: 2 lethal, 1 nonlethal")
+    expect(page.get_by_test_id("success-chance")).to_have_text("17%")
+    # A cursed side keeps the worse of two d6: a setback 11 times in 36.
+    page.get_by_label("Tide of Battle").select_option("worse")
+    expect(page.get_by_test_id("success-chance")).to_have_text("31%")
+    page.get_by_label("Your Tide d6(s)").fill("6 2")
+    page.get_by_role("button", name="Read my Tide").click()
+    expect(page.get_by_test_id("tide")).to_have_text("2")
+    expect(page.get_by_test_id("result")).to_contain_text("Tide: 6, 2")
+
+    rolled = okrpg.roll_tide("worse", rng=random.Random(7))
+    page.get_by_role("button", name="Roll the Tide for me").click()
+    expect(page.get_by_test_id("result")).to_contain_text(
+        "Tide: " + ", ".join(map(str, rolled.dice))
+    )
+    expect(page.get_by_test_id("tide")).to_contain_text(str(rolled.value))
+    assert page.evaluate("window.__sameDocument") is True
+    assert not errors, errors
+
+
+def test_it_reads_and_rolls_a_simple_die_check_with_its_odds(live_server, page: Page, seeded):
+    errors = open_tab(page, live_server.url, "Simple Die", "Simple Die System dice")
+    page.get_by_label("Skill:", exact=True).fill("8")
+    page.get_by_label("Against").select_option("die")
+    page.get_by_label("Difficulty:", exact=True).fill("8")
+    page.get_by_label("Difficulty:", exact=True).blur()
+    expect(page.get_by_test_id("success-chance")).to_have_text("55%")
+    page.get_by_label("Difficulty:", exact=True).fill("10")
+    page.get_by_label("Difficulty:", exact=True).blur()
+    expect(page.get_by_test_id("success-chance")).to_have_text("46%")
+    # Seed: a 5 on the d8 with a heroic chain 10, 20, 3 is 500, against the GM's 7.
+    page.get_by_label("Skill die face(s)").fill("5")
+    page.get_by_label("Flag d20 face(s)").fill("10 20 3")
+    page.get_by_label("GM's die face").fill("7")
+    page.get_by_role("button", name="Read my dice").click()
+    expect(page.get_by_test_id("outcome")).to_have_text("5 × 100 = 500 against 7: the player wins")
+    expect(page.get_by_test_id("result")).to_contain_text("Heroic chain")
+
+    # Typed-in dice missing the GM's die are refused on the page, never rolled for it.
+    page.get_by_label("GM's die face").fill("")
+    page.get_by_role("button", name="Read my dice").click()
+    expect(page.locator(".dice-errors")).to_contain_text("the GM's d10 too")
+    expect(page.get_by_test_id("result")).to_have_count(0)
+
+    rolled = sds.check(sds.SkillCheck(8), sds.Difficulty(die=10), rng=random.Random(7))
+    page.get_by_role("button", name="Roll for me").click()
+    expect(page.get_by_test_id("outcome")).to_contain_text(f"against {rolled.gm_result}")
+    expect(page.get_by_test_id("outcome")).to_contain_text(str(rolled.result))
+    expect(page.get_by_test_id("success-chance")).to_have_text("46%")
+    assert page.evaluate("window.__sameDocument") is True
+    assert not errors, errors

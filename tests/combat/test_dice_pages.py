@@ -155,6 +155,27 @@ def test_it_explains_bad_input_on_the_page(client: Client, url, query):
     assert "dice-errors" in response.text
 
 
+@pytest.mark.parametrize(
+    ("url", "query"),
+    [
+        ("/dice/ogs/", {"dice": "d4 d8", "values": "\u0661 \u0664", "action": "read"}),
+        ("/dice/ogs/", {"dice": "d4 d\u00b2"}),
+        ("/dice/ore/", {"pool": 3, "dice": "\uff11 1 2", "action": "read"}),
+        (
+            "/dice/sds/",
+            {"against": "none", "skill_rolls": "\u0665", "flag_rolls": "3", "action": "read"},
+        ),
+        ("/dice/okrpg/", {"tide_dice": "\u0666", "action": "read"}),
+    ],
+)
+def test_it_reads_only_plain_digits_in_typed_in_dice(client: Client, url, query):
+    # \d would take Arabic-Indic or full-width digits and int() would read them quietly.
+    response = client.get(url, query, headers=HX)
+    assert response.status_code == 200
+    assert "dice-errors" in response.text
+    assert 'data-testid="result"' not in response.text
+
+
 TYPED_BUT_ONE = [
     (
         "ogs",

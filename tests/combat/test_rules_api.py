@@ -220,6 +220,22 @@ def test_it_increases_ogs_dice(api, body, dice):
     assert post(api, "ogs/increase/", body).json() == {"dice": dice}
 
 
+@pytest.mark.parametrize(
+    ("body", "made"),
+    [
+        ({"dice": ["d12"] * 11, "stages": 1, "open": True}, 22),
+        ({"dice": ["d12"] * 20, "stages": 100, "open": True}, 520),
+        ({"dice": ["d12"], "stages": 100}, 26),
+    ],
+)
+def test_it_caps_every_ogs_die_increase_at_twenty_dice(api, body, made):
+    response = post(api, "ogs/increase/", body)
+    assert response.status_code == 400, response.json()
+    assert response.json() == {
+        "non_field_errors": [f"at most 20 dice in one roll: this increase makes {made} dice"]
+    }
+
+
 def test_it_totals_an_open_roll(api):
     body = post(api, "ogs/open/", {"dice": ["d6"] * 3, "values": [1, 5, 6], "flat": 2}).json()
     assert body["total"] == 14
@@ -255,6 +271,11 @@ def test_it_reads_john_does_pool(api):
 )
 def test_it_counts_the_dice_of_a_roll_sent_without_a_pool(api, body, rolled):
     assert post(api, "ore/roll/", body).json()["rolled"] == rolled
+    assert post(api, "ore/gobble/", body).json()["before"]["rolled"] == rolled
+    multiple = post(api, "ore/multiple/", {**body, "actions": 1}).json()
+    assert multiple["roll"]["rolled"] == rolled
+    timed = {"timed": True, "members": [body, {"dice": [1, 2]}]}
+    assert post(api, "ore/cooperate/", timed).json()["rolls"][0]["rolled"] == rolled
 
 
 def test_it_puts_john_before_the_mugger(api):
@@ -448,13 +469,25 @@ def test_it_answers_bad_input_with_a_400_per_field(api, url, body, field):
 
 _TYPED_OGS = {"dice": ["d4", "d6", "d8"], "values": [2, 4, 1], "reroll_ones": True}
 _TYPED_SDS = {"skill": 8, "difficulty": {"die": 10}, "skill_rolls": [5], "flag_rolls": [3]}
+_TIED_OGS = {"dice": ["d6", "d6"], "values": [3, 4]}
 
 
 @pytest.mark.parametrize(
     ("url", "body", "field"),
     [
         ("ogs/check/", _TYPED_OGS, "rerolls"),
-        ("ogs/opposed/", {"a": _TYPED_OGS, "b": {"dice": ["d6", "d6"]}}, "rerolls"),
+        (
+            "ogs/opposed/",
+            {"a": _TYPED_OGS, "b": {"dice": ["d6", "d6"], "values": [2, 3]}},
+            "rerolls",
+        ),
+        ("ogs/opposed/", {"a": _TIED_OGS, "b": _TIED_OGS}, "rolloffs"),
+        ("ogs/opposed/", {"a": _TIED_OGS, "b": _TIED_OGS, "rolloffs": [[5, 5]]}, "rolloffs"),
+        (
+            "ogs/check/",
+            {"dice": ["d4", "d6", "d8"], "reroll_ones": True, "rerolls": [3]},
+            "rerolls",
+        ),
         ("sds/check/", _TYPED_SDS, "gm_roll"),
         ("sds/check/", {"skill": 8, "skill_rolls": [5]}, "flag_rolls"),
         ("sds/check/", {"skill": 8, "flag_rolls": [3]}, "skill_rolls"),
@@ -464,6 +497,65 @@ def test_it_never_tops_up_typed_in_dice_with_server_dice(api, seeded, url, body,
     response = post(api, url, body)
     assert response.status_code == 400, response.json()
     assert response.json()["non_field_errors"][0].startswith(f"{field}: "), response.json()
+
+
+def test_it_reads_typed_in_rolloffs_until_a_pair_differs(api, seeded):
+    body = {"a": _TIED_OGS, "b": _TIED_OGS, "rolloffs": [[5, 5], [2, 9]]}
+    result = post(api, "ogs/opposed/", body).json()
+    assert (result["winner"], result["decided_by"]) == ("b", "rolloff")
+    assert result["rolloffs"] == [[5, 5], [2, 9]]
+    # Rolled whole by the server, the roll-offs are the server's too.
+    rolled = post(api, "ogs/opposed/", {"a": {"dice": ["d6", "d6"]}, "b": {"dice": ["d6", "d6"]}})
+    assert rolled.status_code == 200, rolled.json()
+
+
+_MIXED = "the rest of the roll is typed in, and typed-in dice are never mixed with server dice."
+
+
+def _side(field: str) -> list[str]:
+    return [f"Type this side's {field} too: {_MIXED}"]
+
+
+@pytest.mark.parametrize(
+    ("url", "body", "errors"),
+    [
+        (
+            "ogs/opposed/",
+            {"a": _TIED_OGS, "b": {"dice": ["d6", "d6"]}},
+            {"b": {"values": _side("values")}},
+        ),
+        (
+            "ogs/opposed/",
+            {"a": {"dice": ["d6", "d6"]}, "b": {"dice": ["d6", "d6"]}, "rolloffs": [[1, 2]]},
+            {"a": {"values": _side("values")}, "b": {"values": _side("values")}},
+        ),
+        (
+            "ore/contest/",
+            {"a": {"dice": [3, 4, 4, 4, 6, 8, 10]}, "b": {"pool": 5}},
+            {"b": {"dice": _side("dice")}},
+        ),
+        (
+            "ore/cooperate/",
+            {"timed": True, "members": [{"dice": [3, 3, 8]}, {"pool": 3}, {"dice": [8, 1]}]},
+            {
+                "members": [
+                    {},
+                    {
+                        "dice": [
+                            "Type this member's dice too: the others' are typed in, and "
+                            "typed-in dice are never mixed with server dice."
+                        ]
+                    },
+                    {},
+                ]
+            },
+        ),
+    ],
+)
+def test_it_wants_every_side_of_a_roll_typed_in_or_none(api, seeded, url, body, errors):
+    response = post(api, url, body)
+    assert response.status_code == 400, response.json()
+    assert response.json() == errors
 
 
 def test_it_logs_nothing_when_typed_in_dice_are_missing_one(table, api, api_for, seeded):
@@ -487,7 +579,7 @@ def test_it_logs_nothing_when_typed_in_dice_are_missing_one(table, api, api_for,
         ("omg/strike/odds/?strike=fast", "attack_apt"),
         ("ogs/odds/?dice=d4,d9", "dice"),
         ("ogs/odds/?dice=d6&open=true&difficulty=4", "non_field_errors"),
-        ("ogs/opposed/odds/?a=" + ",".join(["d12"] * 9) + "&b=d4,d4", "non_field_errors"),
+        ("ogs/opposed/odds/?a=" + ",".join(["d12"] * 9) + "&b=d4,d4", "a"),
         ("ore/odds/?pool=5&master=maybe", "master"),
         ("sds/odds/?skill=8&die=10&hard=8", "non_field_errors"),
         ("okrpg/odds/?tide=awful", "tide"),
@@ -497,6 +589,60 @@ def test_it_answers_bad_queries_with_a_400_per_field(api, query, field):
     response = api.get(f"/api/rules/{query}")
     assert response.status_code == 400, response.content
     assert field in response.json(), response.json()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "omg/odds/?pro=7\u00b2&dif=20",  # superscript two: isdigit() but not int()
+        "omg/odds/?pro=\u0667\u0660&dif=20",  # Arabic-Indic 70: int() reads it
+        "omg/odds/?pro=\uff17\uff10&dif=20",  # full-width 70
+        "omg/odds/?pro=--70&dif=20",
+        "ore/odds/?pool=\u09ed",  # Bengali 7
+        "sds/odds/?skill=\u0668",  # Arabic-Indic 8
+    ],
+)
+def test_it_answers_digits_of_other_scripts_with_a_400(api, query):
+    response = api.get(f"/api/rules/{query}")
+    assert response.status_code == 400, response.content
+    assert list(response.json().values()) == [["Must be a whole number, such as 7."]]
+
+
+@pytest.mark.parametrize("die", ["d\u00b2", "d\u0668", "d\uff18"])
+def test_it_answers_a_die_with_other_digits_with_a_400(api, die):
+    for response in (
+        api.get("/api/rules/ogs/odds/", {"dice": f"d4,{die}"}),
+        post(api, "ogs/check/", {"dice": ["d4", die]}),
+    ):
+        assert response.status_code == 400, response.content
+        assert response.json() == {"dice": {"1": [f"a die is written like 'd8', got '{die}'"]}}
+
+
+def test_it_names_the_dice_limit_of_exact_opposed_odds(api):
+    eight, nine = ",".join(["d12"] * 8), ",".join(["d12"] * 9)
+    assert api.get(f"/api/rules/ogs/opposed/odds/?a={eight}&b={eight}").status_code == 200
+    response = api.get(f"/api/rules/ogs/opposed/odds/?a=d4,d4&b={nine}")
+    assert response.status_code == 400
+    assert response.json() == {
+        "b": [
+            "Exact opposed odds are offered for up to 8 dice a side (they track every sorted "
+            "set of faces, which grows fast)."
+        ]
+    }
+    body = {"a": {"dice": ["d4"] * 9}, "b": {"dice": ["d4", "d4"]}, "odds": True}
+    assert post(api, "ogs/opposed/", body).json() == {
+        "non_field_errors": ["exact opposed odds are offered for up to 8 dice a side, got 9"]
+    }
+
+
+def test_it_documents_the_dice_limit_of_exact_opposed_odds(api):
+    schema = api.get("/api/schema/", {"format": "json"}).json()
+    params = schema["paths"]["/api/rules/ogs/opposed/odds/"]["get"]["parameters"]
+    side_a = next(p for p in params if p["name"] == "a")
+    assert "At most 8 dice a side." in side_a["description"]
+    assert side_a["schema"]["maxItems"] == 8
+    opposed = schema["components"]["schemas"]["OgsOpposedRequestRequest"]
+    assert "up to 8 dice a side" in opposed["properties"]["odds"]["description"]
 
 
 def test_it_answers_malformed_json_with_a_400(api):

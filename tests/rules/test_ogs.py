@@ -128,6 +128,25 @@ def test_it_increases_dice(
     assert list(ogs.dice_names(got)) == expected
 
 
+def test_it_caps_every_die_increase_at_twenty_dice() -> None:
+    # Seed: an open roll's increase raises every die, so ten d12s +1 become twenty dice ...
+    assert len(ogs.increase(["d12"] * 10, 1, open_roll=True)) == ogs.MAX_DICE == 20
+    # ... and one more die, or one more stage, is past the cap, as for any other roll.
+    for dice, stages in [(["d12"] * 11, 1), (["d12"] * 10, 5), (["d6"] * 20, 10)]:
+        with pytest.raises(InvalidScore, match=r"^at most 20 dice in one roll: .* makes \d+"):
+            ogs.increase(dice, stages, open_roll=True)
+    with pytest.raises(InvalidScore, match="at most 20 dice"):
+        ogs.increase(["d12"], 100)
+
+
+@pytest.mark.parametrize("name", ["d\u00b2", "d\u0668", "d\uff18", "d\u09ea"])
+def test_it_refuses_dice_written_with_other_digits(name: str) -> None:
+    # '²' passes str.isdigit() but int() refuses it; Arabic-Indic, full-width and Bengali
+    # digits int() reads: each must be the same clear error as 'd7'.
+    with pytest.raises(InvalidChoice, match="a die is written like 'd8'"):
+        ogs.parse_die(name)
+
+
 @given(size=sizes, stages=st.integers(0, 30))
 def test_it_raises_the_highest_total_with_every_stage(size: int, stages: int) -> None:
     now, then = ogs.increase_die(size, stages), ogs.increase_die(size, stages + 1)
@@ -165,6 +184,12 @@ def test_it_never_rerolls_typed_in_ones_with_the_generator() -> None:
     assert ogs.roll_check(check, values=[2, 4, 1], rerolls=[5], rng=random.Random(3)).total == 11
 
 
+def test_it_never_types_in_rerolls_for_server_dice() -> None:
+    check = ogs.ActionCheck((4, 6, 8), reroll_ones=True)
+    with pytest.raises(DiceError, match=r"^rerolls: .*give values too"):
+        ogs.roll_check(check, rerolls=[5], rng=random.Random(3))
+
+
 def test_it_is_reproducible_with_a_seeded_random() -> None:
     check = ogs.ActionCheck((6, 8, 10), flat=1, reroll_ones=True)
     first = [ogs.roll_check(check, difficulty=12, rng=random.Random(42)) for _ in range(2)]
@@ -182,6 +207,17 @@ def test_it_rolls_off_with_given_d12s_until_they_differ() -> None:
     assert (result.winner, result.decided_by, result.rolloffs) == ("b", "rolloff", ((5, 5), (2, 9)))
     rolled = ogs.opposed(a, b, rng=random.Random(1))
     assert rolled.decided_by == "rolloff" and rolled.rolloffs[-1][0] != rolled.rolloffs[-1][1]
+
+
+def test_it_asks_for_the_rolloffs_of_typed_in_dice_rather_than_rolling_them() -> None:
+    # Without a generator (the API's physical dice) a tie that reaches the roll-off needs its
+    # d12s typed in: the first pair, and another while the pairs given still tie.
+    a = ogs.roll_check(ogs.ActionCheck((6, 6)), values=[3, 4])
+    with pytest.raises(DiceError, match=r"^rolloffs: tied on total, values and sizes"):
+        ogs.opposed(a, a)
+    with pytest.raises(DiceError, match=r"^rolloffs: still tied after the roll-offs given"):
+        ogs.opposed(a, a, rolloffs=[(7, 7)])
+    assert ogs.opposed(a, a, rolloffs=[(7, 7), (2, 9)]).winner == "b"
 
 
 def test_it_counts_a_missing_die_as_lower() -> None:
@@ -257,6 +293,11 @@ def _brute_opposed(a: ogs.ActionCheck, b: ogs.ActionCheck) -> tuple[Fraction, Fr
         (ogs.ActionCheck((4, 6), flat=1), ogs.ActionCheck((4, 4, 4))),
         (ogs.ActionCheck((6, 6)), ogs.ActionCheck((6, 6))),
         (ogs.ActionCheck((4, 4, 6), reroll_ones=True), ogs.ActionCheck((6, 4, 4))),
+        # Sides of different lengths whose totals meet through the flat bonuses, and
+        # re-rolls on both sides.
+        (ogs.ActionCheck((6, 6), flat=3), ogs.ActionCheck((4, 4, 6), flat=-1)),
+        (ogs.ActionCheck((4, 6, 4), 2, True), ogs.ActionCheck((4, 4, 4, 4), reroll_ones=True)),
+        (ogs.ActionCheck((12, 4), flat=-5), ogs.ActionCheck((4, 4, 4), flat=2)),
     ],
 )
 def test_it_matches_brute_force_opposed_odds(a: ogs.ActionCheck, b: ogs.ActionCheck) -> None:
@@ -382,6 +423,17 @@ def test_it_serialises_results_and_odds_for_json() -> None:
     assert exact["success"] == "111/128"
     assert ogs.opposed_odds(ogs.ActionCheck((6, 6)), ogs.ActionCheck((6, 6))).as_dict()["a"] == 0.5
     json.dumps([out, exact, ogs.roll_open(["d6"], values=[3]).as_dict()])
+
+
+def test_it_works_out_opposed_odds_at_eight_dice_a_side() -> None:
+    a = ogs.ActionCheck((4, 6, 8, 10, 12, 12, 12, 12), flat=1, reroll_ones=True)
+    b = ogs.ActionCheck((12,) * 8, reroll_ones=True)
+    odds, mirror = ogs.opposed_odds(a, b), ogs.opposed_odds(b, a)
+    assert odds.a + odds.b == 1
+    assert (odds.a, odds.b) == (mirror.b, mirror.a)
+    assert sum(odds.decided_by.values()) == 1
+    assert odds.decided_by == mirror.decided_by
+    assert odds.b > odds.a > 0
 
 
 def test_it_limits_exact_opposed_odds_to_eight_dice_a_side() -> None:
