@@ -161,7 +161,8 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
     )
     odds = serializers.SerializerMethodField(
         help_text="PvD and exact odds per defense mode (the declared one once declared; "
-        "'focus' for a feint); null when a hidden participant is involved."
+        "'focus' for a feint). Against a hidden participant only your side's number is "
+        "given (the other and the odds are null); null when both are hidden."
     )
 
     class Meta:
@@ -189,10 +190,7 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
     def get_odds(self, obj: Declaration) -> dict[str, Any] | None:
         if obj.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
             return None
-        hidden = _hidden(self.context["request"], obj.encounter)
-        if obj.attacker_id in hidden or obj.target_id in hidden:
-            return None
-        return services.declaration_odds(obj)
+        return services.odds_for_viewer(obj, _hidden(self.context["request"], obj.encounter))
 
 
 class LogEntrySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -358,6 +356,34 @@ class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
     include_skipped = serializers.BooleanField(
         default=False, help_text="Do not skip the down, unconscious or busy."
     )
+    round = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=10_000,
+        help_text="The round you saw. With `turn`: if the fight has moved on since (a "
+        "double click, another screen), the answer is 409 and nothing changes.",
+    )
+    turn = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The participant whose turn you saw (null: nobody's); sent with `round`.",
+    )
+    countering = serializers.BooleanField(
+        required=False,
+        help_text="Whether you saw the round's end held for counterattacks (optional).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("round" in attrs) != ("turn" in attrs):
+            raise serializers.ValidationError("Send `round` and `turn` together.")
+        return attrs
+
+    def seen(self) -> services.SeenTurn | None:
+        data = self.validated_data
+        if "round" not in data:
+            return None
+        return services.SeenTurn(data["round"], data["turn"], data.get("countering"))
 
 
 class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -459,6 +485,21 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         )
         serializer.instance = encounter
 
+    @extend_schema(
+        responses={
+            204: OpenApiResponse(description="Deleted, with its participants and log."),
+            403: OpenApiResponse(description="Only the campaign's GM deletes an encounter."),
+            404: OpenApiResponse(description="No such encounter, or not in your campaigns."),
+            409: OpenApiResponse(description="The fight is running: finish it first."),
+        }
+    )
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Delete an encounter that is being prepared or is over. GM only."""
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance: Encounter) -> None:
+        _run(services.delete_encounter, encounter=instance, actor=self.request.user)
+
     def _encounter(self, write: bool = False) -> Encounter:
         pk = str(self.kwargs["pk"])
         if not pk.isdigit():
@@ -541,6 +582,7 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             services.next_turn,
             encounter=encounter,
             include_skipped=body.validated_data["include_skipped"],
+            seen=body.seen(),
             actor=request.user,
         )
         return self._entry(entry)

@@ -134,8 +134,14 @@ class Participant(models.Model):
 
     @property
     def busy(self) -> bool:
-        """Disarmed: spends the next round retrieving the weapon."""
-        return omg.Condition.DISARMED.value in self.conditions
+        """Disarmed: spends the round after the disarm retrieving the weapon (seed 000,
+        "spends next rd. retrieving weapon"; RULES.md, "Maneuvers"). One turn is lost, not
+        two: the rest of the disarm's own round is not spent, and the condition is gone when
+        the round after that begins (services._new_round)."""
+        info = self.conditions.get(omg.Condition.DISARMED.value)
+        if info is None:
+            return False
+        return self.encounter.round > int(info.get("round", 0))
 
     @property
     def can_act(self) -> bool:

@@ -560,12 +560,31 @@ def _new_round(rows: Rows, ch: Changes, include_skipped: bool) -> Participant | 
     return next((p for p in ordered if include_skipped or p.can_act), None)
 
 
+@dataclass(frozen=True)
+class SeenTurn:
+    """The turn a client saw when it asked to pass it: ``turn`` is the acting participant's
+    id (None: nobody's turn), ``countering`` whether the round's end was held for
+    counterattacks (None: not said)."""
+
+    round: int
+    turn: int | None
+    countering: bool | None = None
+
+
 def next_turn(
-    *, encounter: Encounter, actor: User, include_skipped: bool = False
+    *,
+    encounter: Encounter,
+    actor: User,
+    include_skipped: bool = False,
+    seen: SeenTurn | None = None,
 ) -> CombatLogEntry:
     """Pass the turn to the next participant who can act (down, unconscious and busy ones
     are skipped unless ``include_skipped``). At the round's end, queued parry counterattacks
-    are offered first, one participant at a time; then a new round begins."""
+    are offered first, one participant at a time; then a new round begins.
+
+    With ``seen`` (the page always sends it) a second press, from a double click or another
+    tab, finds the turn moved on and raises CombatConflict instead of passing it twice.
+    Without it the turn passes whatever it is (older API clients)."""
     with transaction.atomic():
         rows = _lock(encounter)
         enc = rows.encounter
@@ -574,6 +593,15 @@ def next_turn(
             raise PermissionDenied("Only the GM, or whoever is acting, passes the turn.")
         if enc.status != Encounter.Status.RUNNING:
             raise CombatError("The encounter is not running.")
+        if seen is not None and (
+            (seen.round, seen.turn) != (enc.round, enc.turn_id)
+            # The last of a round can be next again for a counterattack: same round, same turn.
+            or (seen.countering is not None and seen.countering != enc.countering)
+        ):
+            now = f"{current.name}'s turn" if current is not None else "nobody's turn"
+            raise CombatConflict(
+                f"The turn has already moved on (round {enc.round}, {now}); nothing was changed."
+            )
         if Declaration.objects.filter(
             encounter=enc, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
         ).exists():
@@ -640,6 +668,20 @@ def finish_encounter(*, encounter: Encounter, actor: User) -> CombatLogEntry:
             rows.declarations[d.pk] = d
             ch.set(d, "status", Declaration.Status.CANCELLED.value)
         return _log(rows, Kind.FINISH, actor=actor, changes=ch, text="The fight is over.")
+
+
+def delete_encounter(*, encounter: Encounter, actor: User) -> None:
+    """The GM deletes an encounter being prepared, or one that is over, with its log. A
+    running fight is refused (end it first): its players may be acting in it right now.
+    Unlike the other services this writes no log entry: the log goes with the encounter."""
+    with transaction.atomic():
+        rows = _lock(encounter)
+        _require_gm(rows, actor)
+        if rows.encounter.status == Encounter.Status.RUNNING:
+            raise CombatConflict("This fight is running: end it before deleting the encounter.")
+        # The log is append-only for the application; it is deleted here only as part of its
+        # encounter, by the cascade (which bypasses CombatLogEntry.delete).
+        rows.encounter.delete()
 
 
 # --- Declarations --------------------------------------------------------------------------
@@ -924,6 +966,33 @@ def declaration_odds(decl: Declaration) -> dict[str, Any]:
     return out
 
 
+def odds_for_viewer(decl: Declaration, hidden: set[int]) -> dict[str, Any] | None:
+    """:func:`declaration_odds` as a viewer may see them when ``hidden`` participants' numbers
+    are kept from them: their own side's number stays (a player facing a hidden NPC still
+    sees their PRO, or their DIF per defense mode), the hidden side's becomes None ("?" in
+    the PvD), and so does everything computed from both (hit chances, epics, damage), which
+    would give the hidden number away. None when both sides are hidden."""
+    show_pro = decl.attacker_id not in hidden
+    show_dif = decl.target_id not in hidden
+    if not (show_pro or show_dif):
+        return None
+    full = declaration_odds(decl)
+    if show_pro and show_dif:
+        return full
+    masked: dict[str, Any] = {}
+    for mode, o in full.items():
+        pro = o["pro"] if show_pro else None
+        dif = o["dif"] if show_dif else None
+        masked[mode] = {
+            "pvd": f"{'?' if pro is None else pro}v{'?' if dif is None else dif}",
+            "pro": pro,
+            "dif": dif,
+            **dict.fromkeys(("hit", "second_hit", "epic_success", "epic_failure")),
+            "mean_damage": None,
+        }
+    return masked
+
+
 # --- Resolution ----------------------------------------------------------------------------
 
 
@@ -1161,7 +1230,9 @@ def stamina_check(
     rng: random.Random | None = None,
     difficulty: int = STAMINA_DIF,
 ) -> CombatLogEntry:
-    """The Stamina test a grievous wound or a stun calls for; failure knocks out."""
+    """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
+    when one is due: a second press (or a test nothing called for) is refused with
+    CombatConflict, so one wound never gets two rolls."""
     value, physical = _roll(roll, rng)
     if not omg.DIF_MIN <= difficulty <= omg.DIF_MAX:
         raise CombatError("The difficulty is a number from 5 to 50.")
@@ -1171,6 +1242,11 @@ def stamina_check(
         rows = _lock(participant.encounter_id, characters={p.character_id})
         p = rows.participants[p.pk]
         _require_control(rows, p, actor)
+        if not p.stamina_due:
+            raise CombatConflict(
+                f"No Stamina test is due for {p.name}: nothing calls for one, or it was "
+                "already rolled."
+            )
         c = p.character
         result = omg.stamina_test(c.nrv + c.vgr, difficulty, value)
         ch = Changes()

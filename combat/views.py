@@ -50,9 +50,29 @@ class Row:
         return not self.p.can_act
 
 
-def encounter_context(request: HttpRequest, encounter: Encounter, **extra: Any) -> dict[str, Any]:
+def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -> dict[str, Any]:
+    """The declare form for one attacker among the viewer's own: the one asked for, else the
+    one acting now, else the first. Its targets leave the attacker out, its weapons are the
+    attacker's (the first one chosen), so the form's defaults are a valid attack."""
+    attacker = next((r for r in mine if r.p.pk == attacker_pk), None)
+    attacker = attacker or next((r for r in mine if r.is_turn), None)
+    attacker = attacker or next(iter(mine), None)
+    if attacker is None:
+        return {"declare_attacker": None, "declare_targets": [], "declare_weapons": []}
+    return {
+        "declare_attacker": attacker,
+        "declare_targets": [r for r in rows if r.p.pk != attacker.p.pk],
+        "declare_weapons": attacker.weapons,
+        "declare_chosen": attacker_pk == attacker.p.pk,
+    }
+
+
+def encounter_context(
+    request: HttpRequest, encounter: Encounter, *, attacker_pk: int | None = None, **extra: Any
+) -> dict[str, Any]:
     """Everything the encounter page shows to this viewer, in a fixed number of queries
-    whatever the number of participants."""
+    whatever the number of participants. ``attacker_pk`` chooses the declare form's
+    attacker (default: whoever of the viewer's is acting)."""
     user = request.user
     is_gm = encounter.campaign.is_gm(user)
     ps = list(
@@ -87,8 +107,7 @@ def encounter_context(request: HttpRequest, encounter: Encounter, **extra: Any) 
         d.encounter = encounter
         d.attacker = pmap[d.attacker_id]
         d.target = pmap[d.target_id]
-        visible = d.attacker_id not in hidden and d.target_id not in hidden
-        d.odds = services.declaration_odds(d) if visible else None  # type: ignore[attr-defined]
+        d.odds = services.odds_for_viewer(d, hidden)  # type: ignore[attr-defined]
         d.can_defend = d.needs_defense and d.target.is_controlled_by(user)  # type: ignore[attr-defined]
         d.can_roll = d.status == Declaration.Status.DEFENDED and d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
         d.can_cancel = d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
@@ -128,6 +147,7 @@ def encounter_context(request: HttpRequest, encounter: Encounter, **extra: Any) 
         "states": Participant.State.choices,
         "max_copies": services.MAX_COPIES,
         "running": encounter.status == Encounter.Status.RUNNING,
+        **declare_context(rows, mine, attacker_pk),
         **extra,
     }
 
@@ -142,6 +162,11 @@ def _int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
         return int(raw)
     except ValueError:
         raise services.CombatError(f"{name.replace('_', ' ')} must be a whole number.") from None
+
+
+def _pk(raw: str) -> int | None:
+    """An id from a query string or form, None for anything else (no 500 on "²" or "x")."""
+    return int(raw) if raw.isascii() and raw.isdigit() else None
 
 
 def _flag(data: QueryDict, name: str) -> bool:
@@ -172,7 +197,9 @@ def _respond(request: HttpRequest, encounter: Encounter, action: Callable[[], An
             messages.error(request, error)
         return redirect(encounter)
     encounter = access.get_encounter(request.user, encounter.pk)
-    context = encounter_context(request, encounter, error=error)
+    # A refused declaration comes back with its attacker still chosen, to be corrected.
+    attacker = _pk(request.POST.get("attacker", "")) if error else None
+    context = encounter_context(request, encounter, attacker_pk=attacker, error=error)
     return render(request, f"{PAGE}#tracker", context, status=status)
 
 
@@ -205,9 +232,20 @@ def encounter_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 @login_required
 def encounter_detail(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
-    context = encounter_context(request, encounter)
-    if request.htmx and request.GET.get("panel") == "tracker":
+    context = encounter_context(
+        request, encounter, attacker_pk=_pk(request.GET.get("attacker", ""))
+    )
+    panel = request.GET.get("panel") if request.htmx else None
+    if panel == "tracker":
         return render(request, f"{PAGE}#tracker", context)
+    if panel == "declare":
+        # The declare form again for another attacker (its targets and weapons change). The
+        # form says which attacker it shows: choosing that one again changes nothing, and a
+        # late swap would wipe the target already picked, so htmx is told to leave it be.
+        chosen = context["declare_attacker"]
+        if not (context["running"] and chosen) or request.GET.get("shown") == str(chosen.p.pk):
+            return HttpResponse(status=204)
+        return render(request, f"{PAGE}#declare-form", context)
     context["latest_id"] = live.latest_entry_id(encounter)
     if context["is_gm"]:
         context.update(presence_context(encounter))
@@ -309,6 +347,19 @@ def encounter_initiative(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+def _seen_turn(data: QueryDict) -> services.SeenTurn | None:
+    """The turn the page showed when the button was pressed (the form always sends it; a
+    request without it passes the turn as before)."""
+    if "round" not in data:
+        return None
+    countering = data.get("countering")
+    return services.SeenTurn(
+        round=_int(data, "round") or 0,
+        turn=_int(data, "turn", required=False),
+        countering=None if countering is None else _flag(data, "countering"),
+    )
+
+
 @login_required
 @require_POST
 def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
@@ -319,6 +370,7 @@ def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
         lambda: services.next_turn(
             encounter=encounter,
             include_skipped=_flag(request.POST, "include_skipped"),
+            seen=_seen_turn(request.POST),
             actor=request.user,
         ),
     )

@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.core.exceptions import PermissionDenied
 
 from combat import services
-from combat.models import CombatLogEntry, Declaration
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from rules.omg_data import weapon_discipline
 
 pytestmark = pytest.mark.django_db
@@ -401,3 +402,106 @@ def test_it_undoes_a_fate_reroll_in_one_step_while_the_attacker_has_a_new_attack
         services.undo_last(encounter=fight.encounter, actor=gm)
     assert _state(fight) == start
     assert not Declaration.objects.filter(status__in=["pending", "defended"]).exists()
+
+
+def _turns(fight):
+    return CombatLogEntry.objects.filter(encounter=fight.encounter, kind="turn").count()
+
+
+def test_it_passes_the_turn_once_when_pressed_twice_with_the_same_view(fight):
+    gm = fight.table.gm
+    seen = services.SeenTurn(round=1, turn=fight.ysolde.pk, countering=False)
+    services.next_turn(encounter=fight.encounter, seen=seen, actor=gm)
+    with pytest.raises(services.CombatConflict, match="already moved on"):
+        services.next_turn(encounter=fight.encounter, seen=seen, actor=gm)
+    fight.refresh()
+    assert (fight.encounter.round, fight.encounter.turn_id) == (1, fight.thug.pk)
+    assert _turns(fight) == 1
+    # What the page shows now passes it; without a view the turn passes as before.
+    now = services.SeenTurn(round=1, turn=fight.thug.pk, countering=False)
+    services.next_turn(encounter=fight.encounter, seen=now, actor=gm)
+    services.next_turn(encounter=fight.encounter, actor=gm)
+    fight.refresh()
+    assert (fight.encounter.round, fight.encounter.turn_id) == (2, fight.thug.pk)
+
+
+def test_it_tells_a_counterattack_turn_from_the_same_participants_turn(fight):
+    """The last of the round may be next again, for a queued counterattack: same round, same
+    participant. A second press must not take that counterattack away."""
+    gm = fight.table.gm
+    services.next_turn(encounter=fight.encounter, actor=gm)  # the thug, last of round 1
+    Participant.objects.filter(pk=fight.thug.pk).update(counterattacks=1)
+    seen = services.SeenTurn(round=1, turn=fight.thug.pk, countering=False)
+    services.next_turn(encounter=fight.encounter, seen=seen, actor=gm)
+    fight.refresh()
+    assert fight.encounter.countering and fight.encounter.turn_id == fight.thug.pk
+    with pytest.raises(services.CombatConflict):
+        services.next_turn(encounter=fight.encounter, seen=seen, actor=gm)
+    fight.refresh()
+    assert fight.encounter.countering and fight.thug.counterattacks == 1
+
+
+def test_it_refuses_a_stamina_test_that_is_not_due(fight):
+    player = fight.table.player
+    with pytest.raises(services.CombatConflict, match="No Stamina test is due"):
+        services.stamina_check(participant=fight.ysolde, roll=95, actor=player)
+    assert not CombatLogEntry.objects.filter(kind="stamina").exists()
+    services.adjust_zone(
+        encounter=fight.encounter,
+        zone=fight.zone(fight.ysolde, "head"),
+        amount=14,
+        actor=fight.table.gm,
+    )
+    services.stamina_check(participant=fight.ysolde, roll=50, actor=player)
+    with pytest.raises(services.CombatConflict, match="already rolled"):
+        services.stamina_check(participant=fight.ysolde, roll=95, actor=player)
+    fight.refresh()
+    assert fight.ysolde.state == "active"
+    assert CombatLogEntry.objects.filter(kind="stamina").count() == 1
+
+
+def test_it_deletes_an_encounter_only_while_it_is_not_running(fight):
+    gm = fight.table.gm
+    with pytest.raises(services.CombatConflict, match="running"):
+        services.delete_encounter(encounter=fight.encounter, actor=gm)
+    with pytest.raises(PermissionDenied):
+        services.delete_encounter(encounter=fight.encounter, actor=fight.table.player)
+    services.finish_encounter(encounter=fight.encounter, actor=gm)
+    services.delete_encounter(encounter=fight.encounter, actor=gm)
+    assert not Encounter.objects.filter(pk=fight.encounter.pk).exists()
+    assert not CombatLogEntry.objects.filter(encounter_id=fight.encounter.pk).exists()
+    preparing, _ = services.create_encounter(campaign=fight.table.campaign, name="Ford", actor=gm)
+    services.delete_encounter(encounter=preparing, actor=gm)
+    assert not Encounter.objects.filter(pk=preparing.pk).exists()
+
+
+def test_it_makes_a_disarmed_participant_lose_exactly_the_next_round(fight):
+    """Seed 000: a disarm "spends next rd. retrieving weapon". Disarmed in round 1 before her
+    turn is over, Ysolde still acts in round 1, is skipped in round 2, acts again in round 3."""
+    gm = fight.table.gm
+    # The GM declares out of turn: the thug (SKL 3 + Melee 1: 70) disarms Ysolde, who
+    # dodges (SPD 3 + Melee 2: 25); 43 succeeds.
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.thug,
+        target=fight.ysolde,
+        action="disarm",
+        actor=gm,
+    )
+    services.declare_defense(declaration=decl, defense="dodge", actor=fight.table.player)
+    services.resolve(declaration=decl, roll=43, actor=gm)
+    fight.refresh()
+    assert "disarmed" in fight.ysolde.conditions
+    assert fight.encounter.turn_id == fight.ysolde.pk and fight.ysolde.can_act  # round 1
+
+    services.next_turn(encounter=fight.encounter, actor=gm)  # the thug's turn
+    services.next_turn(encounter=fight.encounter, actor=gm)  # round 2: Ysolde is busy
+    fight.refresh()
+    fight.ysolde.encounter = fight.encounter
+    assert fight.encounter.round == 2 and fight.encounter.turn_id == fight.thug.pk
+    assert fight.ysolde.busy and not fight.ysolde.can_act
+
+    services.next_turn(encounter=fight.encounter, actor=gm)  # round 3: weapon back
+    fight.refresh()
+    assert fight.encounter.round == 3 and fight.encounter.turn_id == fight.ysolde.pk
+    assert fight.ysolde.conditions == {} and fight.ysolde.can_act

@@ -57,7 +57,11 @@ def test_it_runs_the_combat_sequence_over_http(fight, api_for):
     assert declared.status_code == 201, declared.json()
     attack = declared.json()
     assert attack["status"] == "pending"
-    assert attack["odds"] is None  # the thug's numbers are hidden from the player
+    # The thug's numbers are hidden from the player: Ysolde's PRO only, no DIF, no odds.
+    assert {mode: o["pvd"] for mode, o in attack["odds"].items()} == dict.fromkeys(
+        ("dodge", "parry", "block"), "90v?"
+    )
+    assert all(o["dif"] is None and o["hit"] is None for o in attack["odds"].values())
     gm_view = gm.get(f"/api/attacks/{attack['id']}/").json()
     assert gm_view["odds"]["parry"]["pvd"] == "90v20"
     assert (
@@ -168,3 +172,45 @@ def test_it_answers_a_declaration_with_the_new_attack_while_another_is_open(figh
     assert second.json()["target"] == fight.ysolde.pk
     open_ids = {a["id"] for a in gm.get(f"/api/encounters/{enc}/").json()["attacks"]}
     assert open_ids == {first.json()["id"], second.json()["id"]}
+
+
+def test_it_answers_409_to_a_next_turn_sent_for_a_turn_that_has_passed(fight, api_for):
+    gm = api_for(fight.table.gm)
+    url = f"/api/encounters/{fight.encounter.pk}/next-turn/"
+    seen = {"round": 1, "turn": fight.ysolde.pk}
+    assert gm.post(url, seen).status_code == 200
+    again = gm.post(url, seen)
+    assert again.status_code == 409
+    assert "already moved on" in again.json()["detail"]
+    assert gm.post(url, {"round": 1}).status_code == 400  # round and turn go together
+    fight.refresh()
+    assert (fight.encounter.round, fight.encounter.turn_id) == (1, fight.thug.pk)
+    # Nothing sent: passed as before.
+    assert gm.post(url, {}).status_code == 200
+    fight.refresh()
+    assert fight.encounter.round == 2
+
+
+def test_it_answers_409_to_a_stamina_test_that_is_not_due(fight, api_for):
+    url = f"/api/participants/{fight.ysolde.pk}/stamina/"
+    response = api_for(fight.table.player).post(url, {"roll": 50})
+    assert response.status_code == 409
+    assert "No Stamina test is due" in response.json()["detail"]
+    assert not CombatLogEntry.objects.filter(kind="stamina").exists()
+
+
+def test_it_deletes_an_encounter_only_when_it_is_not_running(fight, api_for):
+    url = f"/api/encounters/{fight.encounter.pk}/"
+    gm = api_for(fight.table.gm)
+    assert api_for(fight.table.player).delete(url).status_code == 403
+    running = gm.delete(url)
+    assert running.status_code == 409
+    assert "end it before deleting" in running.json()["detail"]
+    assert Encounter.objects.filter(pk=fight.encounter.pk).exists()
+    services.finish_encounter(encounter=fight.encounter, actor=fight.table.gm)
+    assert gm.delete(url).status_code == 204
+    assert not Encounter.objects.filter(pk=fight.encounter.pk).exists()
+    preparing, _ = services.create_encounter(
+        campaign=fight.table.campaign, name="Ford", actor=fight.table.gm
+    )
+    assert gm.delete(f"/api/encounters/{preparing.pk}/").status_code == 204

@@ -3,6 +3,8 @@ a query count that does not grow with the number of participants."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client
@@ -228,3 +230,117 @@ def test_it_renders_the_tracker_panel_per_viewer_for_the_live_feed(fight):
     assert thug_vit in tracker_panels(fight.encounter, fight.table.gm)["tracker"]
     player_html = tracker_panels(fight.encounter, fight.table.player)["tracker"]
     assert thug_vit not in player_html and f'data-testid="vit-{fight.ysolde.pk}"' in player_html
+
+
+def _hidden_inputs(html, form_testid):
+    form = re.search(rf'<form[^>]*data-testid="{form_testid}".*?</form>', html, re.S).group(0)
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form))
+
+
+def test_it_sends_the_turn_the_page_shows_with_next_turn(fight, client_for):
+    page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).content.decode()
+    seen = _hidden_inputs(page, "next-turn-form")
+    seen.pop("csrfmiddlewaretoken")
+    assert seen == {"round": "1", "turn": str(fight.ysolde.pk), "countering": "0"}
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_it_refuses_a_second_next_turn_from_a_page_that_is_behind(fight, client_for, htmx):
+    """Two tabs (or a double click) send the same turn: the first passes it, the second is
+    told the fight moved on, and nothing else changes."""
+    gm = client_for(fight.table.gm)
+    url = _url("encounter_next_turn", fight.encounter.pk)
+    seen = {"round": "1", "turn": str(fight.ysolde.pk), "countering": "0"}
+    extra = HX if htmx else {}
+    first = gm.post(url, seen, **extra)
+    second = gm.post(url, seen, follow=not htmx, **extra)
+    if htmx:
+        assert (first.status_code, second.status_code) == (200, 409)
+    else:
+        assert first.status_code == 302 and second.status_code == 200
+    assert "The turn has already moved on" in second.content.decode()
+    fight.refresh()
+    assert (fight.encounter.round, fight.encounter.turn_id) == (1, fight.thug.pk)
+    assert CombatLogEntry.objects.filter(encounter=fight.encounter, kind="turn").count() == 1
+
+
+def test_it_refuses_a_stamina_test_from_the_page_when_none_is_due(fight, client_for):
+    url = _url("participant_stamina", fight.encounter.pk, fight.ysolde.pk)
+    player = client_for(fight.table.player)
+    response = player.post(url, {"roll": "50"}, **HX)
+    assert response.status_code == 409
+    assert "No Stamina test is due for Ysolde Varr" in response.content.decode()
+    plain = player.post(url, {"roll": "50"}, follow=True)
+    assert "No Stamina test is due" in plain.content.decode()
+    assert not CombatLogEntry.objects.filter(kind="stamina").exists()
+
+
+def _declare_form(html):
+    form = re.search(r'<form[^>]*data-testid="declare-form".*?</form>', html, re.S).group(0)
+
+    def select(name):
+        body = re.search(rf'<select name="{name}".*?</select>', form, re.S).group(0)
+        options = re.findall(r'<option value="([^"]*)"', body)
+        chosen = re.findall(r'<option value="([^"]*)" selected', body)
+        return options, chosen
+
+    return form, select
+
+
+def test_it_defaults_the_declare_form_to_the_acting_attacker(fight, client_for):
+    page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).content.decode()
+    form, select = _declare_form(page)
+    attackers, chosen = select("attacker")
+    assert set(attackers) == {str(fight.ysolde.pk), str(fight.thug.pk)}
+    assert chosen == [str(fight.ysolde.pk)]  # her turn
+    targets, _ = select("target_zone")
+    assert targets and all(t.startswith(f"{fight.thug.pk}:") for t in targets)
+    weapons, chosen = select("weapon")
+    assert weapons == [str(fight.weapon(fight.ysolde).pk), ""]
+    assert chosen == [str(fight.weapon(fight.ysolde).pk)]
+    counter = re.search(r'<input type="checkbox" name="counterattack"[^>]*>', form).group(0)
+    assert "checked" not in counter
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_it_gives_the_declare_form_of_another_attacker(fight, client_for, htmx):
+    url = fight.encounter.get_absolute_url()
+    gm = client_for(fight.table.gm)
+    if htmx:
+        query = {"panel": "declare", "attacker": fight.thug.pk, "shown": fight.ysolde.pk}
+        response = gm.get(url, query, **HX)
+        assert response.content.decode().lstrip().startswith("<form")
+        # The attacker the form already shows: nothing to swap (a late swap would reset the
+        # target just picked).
+        same = gm.get(url, {**query, "shown": fight.thug.pk}, **HX)
+        assert same.status_code == 204
+    else:
+        response = gm.get(url, {"attacker": fight.thug.pk})
+    _, select = _declare_form(response.content.decode())
+    assert select("attacker")[1] == [str(fight.thug.pk)]
+    assert all(t.startswith(f"{fight.ysolde.pk}:") for t in select("target_zone")[0])
+    assert select("weapon") == (
+        [str(fight.weapon(fight.thug).pk), ""],
+        [str(fight.weapon(fight.thug).pk)],
+    )
+
+
+def test_it_offers_a_player_only_their_own_attacker_and_others_as_targets(fight, client_for):
+    player = client_for(fight.table.player)
+    # Asking for the GM's thug changes nothing: not the player's to attack with.
+    page = player.get(fight.encounter.get_absolute_url(), {"attacker": fight.thug.pk})
+    _, select = _declare_form(page.content.decode())
+    assert select("attacker") == ([str(fight.ysolde.pk)], [str(fight.ysolde.pk)])
+    assert all(t.startswith(f"{fight.thug.pk}:") for t in select("target_zone")[0])
+    assert select("weapon")[1] == [str(fight.weapon(fight.ysolde).pk)]
+
+
+def test_it_keeps_the_chosen_attacker_when_a_declaration_is_refused(fight, client_for):
+    declare = _url("attack_declare", fight.encounter.pk)
+    response = client_for(fight.table.gm).post(
+        declare, {"attacker": fight.thug.pk, "target_zone": "x"}, **HX
+    )
+    assert response.status_code == 422
+    _, select = _declare_form(response.content.decode())
+    assert select("attacker")[1] == [str(fight.thug.pk)]
+    assert select("weapon")[1] == [str(fight.weapon(fight.thug).pk)]

@@ -42,3 +42,60 @@ def test_it_shows_the_sheet_again_once_the_gm_reveals_the_npc(fight, client_for)
     services.update_participant(participant=fight.thug, hidden=False, actor=fight.table.gm)
     url = reverse("sheets:character_detail", args=[fight.thug.character_id])
     assert client_for(fight.table.player).get(url).status_code == 200
+
+
+def _thug_attacks_ysolde(fight):
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.thug,
+        target=fight.ysolde,
+        action="precise",
+        zone=fight.zone(fight.ysolde, "chest"),
+        weapon=fight.weapon(fight.thug),
+        actor=fight.table.gm,
+    )
+    return decl
+
+
+def _ysolde_attacks_thug(fight):
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="mighty",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=fight.table.player,
+    )
+    return decl
+
+
+def test_it_shows_a_player_their_own_numbers_against_a_hidden_npc(fight, client_for):
+    """Ysolde's PRO when she attacks (VGR 5 + Swordsmanship 3: 90), her DIF per defense
+    when attacked (dodge 25, parry 30, block 35); never the thug's, nor odds from both."""
+    url = fight.encounter.get_absolute_url()
+    _ysolde_attacks_thug(fight)
+    page = client_for(fight.table.player).get(url).content.decode()
+    assert "90v?" in page and "odds hidden by the GM" in page
+    assert "90v20" not in page
+    assert "90v20" in client_for(fight.table.gm).get(url).content.decode()
+    fight.encounter.declarations.update(status="cancelled")
+
+    _thug_attacks_ysolde(fight)
+    page = client_for(fight.table.player).get(url).content.decode()
+    assert "Incoming attack!" in page
+    assert all(f"?v{dif}" in page for dif in (25, 30, 35))
+    assert "75v25" not in page  # the thug's precise strike: SKL 3 + weapon discipline 2: 75
+    assert "75v25" in client_for(fight.table.gm).get(url).content.decode()
+
+
+def test_it_gives_a_player_their_own_numbers_against_a_hidden_npc_in_json(fight, api_for):
+    decl = _thug_attacks_ysolde(fight)
+    odds = api_for(fight.table.player).get(f"/api/attacks/{decl.pk}/").json()["odds"]
+    assert {m: (o["pro"], o["dif"], o["hit"]) for m, o in odds.items()} == {
+        "dodge": (None, 25, None),
+        "parry": (None, 30, None),
+        "block": (None, 35, None),
+    }
+    gm_odds = api_for(fight.table.gm).get(f"/api/attacks/{decl.pk}/").json()["odds"]
+    assert gm_odds["dodge"]["pvd"] == "75v25" and gm_odds["dodge"]["hit"] > 0

@@ -203,6 +203,23 @@ def preparing_encounter(w: World) -> dict[str, Any]:
     return {"pk": encounter.pk}
 
 
+def _ysolde_wounded(w: World) -> None:
+    """A grievous wound on Ysolde's head (14 wounds, BZF 12): her Stamina test is due."""
+    combat.adjust_zone(
+        encounter=w.encounter, zone=w.ysolde.zones.get(name="head"), amount=14, actor=w.gm
+    )
+
+
+def stamina_due_in_fight(w: World) -> dict[str, Any]:
+    _ysolde_wounded(w)
+    return ysolde_in_fight(w)
+
+
+def stamina_due(w: World) -> dict[str, Any]:
+    _ysolde_wounded(w)
+    return participant(w)
+
+
 def _declare(w: World, attacker: Participant, target: Participant, actor: Any) -> Declaration:
     decl, _ = combat.declare_attack(
         encounter=w.encounter,
@@ -505,7 +522,7 @@ MATRIX: dict[str, Entry] = {
     ),
     "combat:participant_update": entry(ysolde_in_fight, post=Rule(GM, body={"on_alert": "1"})),
     "combat:participant_stamina": entry(
-        ysolde_in_fight, post=Rule(OWNER_OR_GM, body={"roll": "50"})
+        ysolde_in_fight, post=Rule(OWNER_OR_GM, body={"roll": "50"}, setup=stamina_due_in_fight)
     ),
     "combat:attack_declare": entry(
         encounter,
@@ -638,7 +655,7 @@ MATRIX: dict[str, Entry] = {
         get=Rule(MEMBERS),
         put=Rule(GM, body=lambda w: {"campaign": w.campaign.pk, "name": "Renamed"}),
         patch=Rule(GM, body={"name": "Renamed"}),
-        delete=Rule(GM),
+        delete=Rule(GM, setup=preparing_encounter),  # a running fight is not deleted (409)
     ),
     "api:encounter-participants": entry(
         encounter,
@@ -669,7 +686,9 @@ MATRIX: dict[str, Entry] = {
     "api:encounter-events": entry(encounter, get=Rule(MEMBERS)),
     "api:participant-detail": entry(participant, get=Rule(MEMBERS)),
     "api:participant-update-state": entry(participant, post=Rule(GM, body={"on_alert": True})),
-    "api:participant-stamina": entry(participant, post=Rule(OWNER_OR_GM, body={"roll": 50})),
+    "api:participant-stamina": entry(
+        participant, post=Rule(OWNER_OR_GM, body={"roll": 50}, setup=stamina_due)
+    ),
     "api:attack-detail": entry(no_such_object, get=Rule(MEMBERS, setup=open_attack)),
     "api:attack-defense": entry(
         no_such_object,
