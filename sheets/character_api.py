@@ -105,6 +105,11 @@ CHARACTER_FIELDS = [
 ]
 
 
+_APTITUDE = "(FOC|SPD|SKL|VGR|NRV|CHR|SVY)"
+# What the model's pattern accepts, but not the empty string: the schema of a blank-allowed
+# pattern field is "oneOf: the pattern, or an empty string", and "" must match only one.
+PENDING_RAISES_PATTERN = rf"^{_APTITUDE}(,{_APTITUDE})*,?$"
+
 CREATION_METHODS = ("", "2d6", "7d6", "manual")
 CREATION_KEYS = {"method", "dice", "server_rolled", "imported"}
 
@@ -147,6 +152,13 @@ class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
     strikes = serializers.SerializerMethodField()
     defenses = serializers.SerializerMethodField()
     discipline_pro = serializers.SerializerMethodField()
+    pending_raises = serializers.RegexField(
+        PENDING_RAISES_PATTERN,
+        max_length=64,
+        allow_blank=True,
+        required=False,
+        help_text="Aptitudes bought with 3 Fate each (comma-separated), raised at the next rest.",
+    )
     creation = serializers.JSONField(
         required=False,
         validators=[validate_creation_record],
@@ -278,6 +290,8 @@ class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
                 if key == "zones":
                     data.setdefault("position", position)
                 obj = model(character=character, **data)
+                if isinstance(obj, BodyZone) and "armor_type" in data:
+                    obj.fill_armor(given=data)
                 obj.full_clean(exclude=["character"])
                 objs.append(obj)
             model.objects.bulk_create(objs)
@@ -312,8 +326,14 @@ class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             locked = Character.objects.select_for_update().get(pk=instance.pk)
             if expected is not None and locked.version != expected:
                 raise VersionConflict(locked.version)
+            weight, bzf = locked.weight, locked.bzf
             for key, value in validated_data.items():
                 setattr(locked, key, value)
+            # As on the sheet: a new weight sets BZF, unless this request also changes BZF
+            # (a PUT of the whole document sends back the BZF it read: that is no change).
+            if locked.weight != weight and locked.bzf == bzf:
+                locked.follow_weight()
+            locked.clamp_resources(keep=validated_data)
             locked.version += 1
             locked.full_clean()
             locked.save()
@@ -471,7 +491,10 @@ _CONFLICT = OpenApiResponse(description="The sheet changed since the `version` y
 class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type: ignore[type-arg]
     """Character sheets in my campaigns. Players create their own characters, the GM also
     NPCs; the owner and the GM edit. PUT/PATCH accept `version` (the number read) and answer
-    409 when the sheet changed since; nested rows, when sent, replace the existing ones."""
+    409 when the sheet changed since; nested rows, when sent, replace the existing ones.
+    As on the sheet page: a new `weight` sets `bzf` (weight / 14) unless BZF was rolled or is
+    changed in the same request; current `vitality`, `mana` and `chi` may not exceed their
+    maxima (400), and a lower aptitude lowers them to the new maxima unless they are sent."""
 
     serializer_class = CharacterSerializer
     permission_classes = [permissions.IsAuthenticated, CanEditCharacter]
@@ -564,9 +587,12 @@ class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
                 pk=serializer.instance.character_id
             )
             row = serializer.instance
+            armor_type = getattr(row, "armor_type", None)
             for key, value in serializer.validated_data.items():
                 setattr(row, key, value)
             try:
+                if isinstance(row, BodyZone) and row.armor_type != armor_type:
+                    row.fill_armor(given=serializer.validated_data)
                 row.full_clean()
             except DjangoValidationError as exc:
                 raise serializers.ValidationError(exc.message_dict) from exc

@@ -108,6 +108,7 @@ def character_edit_field(request: HttpRequest, pk: int) -> HttpResponse:
     edited_obj = _find_row(character, kind, row_id)
     if edited_obj is None:  # the row was deleted elsewhere: show the section again instead
         return render(request, f"{SHEET}#{kind}s", sheet_context(request, character))
+    saved = error is None and conflict is None
     context = sheet_context(
         request,
         character,
@@ -116,6 +117,9 @@ def character_edit_field(request: HttpRequest, pk: int) -> HttpResponse:
         edited=(kind, row_id, field),
         edited_obj=edited_obj,
         edited_field=field if field in services.EDITABLE_FIELDS.get(kind, ()) else "name",
+        # The fields the edit rewrote too, and the wounds table, whose every row shows the BZF.
+        knock_on=services.KNOCK_ON_FIELDS.get((kind, field), ()) if saved else (),
+        redraw_zones=saved and kind == "character" and field in ("weight", "bzf"),
     )
     return render(request, "sheets/character_sheet.html#field-response", context, status=status)
 
@@ -324,6 +328,21 @@ def character_buy_raise(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 MAX_IMPORT_BYTES = 512 * 1024
+# An exported sheet is 4 levels deep (sheet, zones, zone, value). Python parses a few thousand
+# levels of "[" before it gives up; the serializer and its error messages should never see those.
+MAX_IMPORT_DEPTH = 16
+
+
+def _depth(data: Any) -> int:
+    """How deeply lists and objects nest in parsed JSON, counted without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth)
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 @login_required
@@ -347,6 +366,12 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                 data = json.loads(raw)
             except (UnicodeDecodeError, ValueError) as exc:
                 errors.append(f"That is not valid JSON: {exc}.")
+            except RecursionError:
+                errors.append("That JSON is nested far too deeply to be a character sheet.")
+            else:
+                if _depth(data) > MAX_IMPORT_DEPTH:
+                    errors.append("That JSON is nested far too deeply to be a character sheet.")
+                    data = None
         if data is not None and not isinstance(data, dict):
             errors.append("The file must hold one character (a JSON object).")
         elif data is not None:

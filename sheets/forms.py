@@ -77,4 +77,18 @@ def row_form(kind: str) -> type[forms.ModelForm]:  # type: ignore[type-arg]
     fields = [
         f for f in EDITABLE_FIELDS[kind] if f not in ("exp_marks", "wounds", "grievous", "source")
     ]
-    return forms.modelform_factory(ROW_MODELS[kind], fields=fields)
+    form_class = forms.modelform_factory(ROW_MODELS[kind], fields=fields)
+    if kind != "zone":
+        return form_class
+
+    class ZoneRowForm(form_class):  # type: ignore[valid-type,misc]
+        """ARM and max ARM left blank come from the armor table (BodyZone.fill_armor)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            for name in ("arm", "arm_max"):
+                self.fields[name].required = False
+                self.fields[name].initial = None
+                self.fields[name].help_text = "Blank: from the armor table."
+
+    return ZoneRowForm

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from rules import RulesError, omg
 from rules.omg_data import (
     APTITUDE_CHOICES,
     ARCHETYPE_CHOICES,
     ARMORS,
+    ARMORS_BY_NAME,
     WEAPON_CATEGORY_CHOICES,
 )
 
@@ -141,6 +145,8 @@ class ApiToken(models.Model):
 
 ARMOR_CHOICES = tuple((a.name, f"{a.name} (ARM {a.arm})") for a in ARMORS)
 APTITUDE_FIELDS = ("foc", "spd", "skl", "vgr", "nrv", "chr", "svy")
+#: The current pools on the sheet and the derived maximum each one is kept under.
+RESOURCE_MAXIMA = (("vitality", "vit", "Vitality"), ("mana", "mna", "Mana"), ("chi", "chi", "Chi"))
 
 
 def _range(field: str, low: int, high: int | None, name: str) -> models.CheckConstraint:
@@ -299,6 +305,58 @@ class Character(models.Model):
             self.owner_id == user.pk or self.campaign.gm_id == user.pk
         )
 
+    def maxima(self) -> omg.Derived | None:
+        """The derived numbers (VIT, MNA, CHI maxima...), or None while an aptitude or the BZF
+        is out of range (that field's own validation explains it)."""
+        try:
+            apts = omg.Aptitudes(**{f: getattr(self, f) for f in APTITUDE_FIELDS})
+            return omg.derived(apts, bzf=self.bzf)
+        except (RulesError, TypeError):
+            return None
+
+    def follow_weight(self) -> None:
+        """BZF = weight / 14 (docs/rules.md, "Derived"), unless it was rolled at creation; the
+        sheet, the API and a new sheet all call this when the weight changes."""
+        if not self.weight or self.bzf_rolled:
+            return
+        if self.weight < 14:
+            raise ValidationError(
+                {"weight": "Under 14 lb the weight gives no BZF (weight / 14 is 0)."}
+            )
+        self.bzf = omg.bzf_from_weight(self.weight)
+
+    def clamp_resources(self, *, keep: Collection[str] = ()) -> list[str]:
+        """Lower current Vitality, Mana and Chi (except the fields in ``keep``) to their
+        maxima, after an aptitude went down. Returns the fields it changed."""
+        maxima = self.maxima()
+        if maxima is None:
+            return []
+        changed = []
+        for field, attr, _ in RESOURCE_MAXIMA:
+            if field not in keep and getattr(self, field) > getattr(maxima, attr):
+                setattr(self, field, getattr(maxima, attr))
+                changed.append(field)
+        return changed
+
+    def clean_fields(self, exclude: Collection[str] | None = None) -> None:
+        """Current Vitality, Mana and Chi never exceed their maxima. Checked here, per field,
+        rather than in clean(): a form that edits only one field excludes the others, and
+        their errors must not land on it."""
+        errors: dict[str, list[str]] = {}
+        try:
+            super().clean_fields(exclude=exclude)
+        except ValidationError as exc:
+            errors = exc.message_dict
+        maxima = self.maxima()
+        for field, attr, name in RESOURCE_MAXIMA:
+            if maxima is None or field in (exclude or ()) or field in errors:
+                continue
+            value, limit = getattr(self, field), getattr(maxima, attr)
+            if isinstance(value, int) and value > limit:
+                errors[field] = [f"Current {name} cannot exceed its maximum, {limit}."]
+        if errors:
+            raise ValidationError(errors)
+
 
 class Discipline(models.Model):
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="disciplines")
@@ -391,6 +449,15 @@ class BodyZone(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character} · {self.name}"
+
+    def fill_armor(self, *, given: Collection[str] = ()) -> None:
+        """Max ARM from the armor table for the zone's armor type (0 for none), and ARM equal to
+        it (new armor is undamaged); a value in ``given`` was typed in and is kept."""
+        if "arm_max" not in given:
+            spec = ARMORS_BY_NAME.get(self.armor_type)
+            self.arm_max = spec.arm if spec else 0
+        if "arm" not in given:
+            self.arm = self.arm_max
 
 
 # --- Idempotent API writes (config/idempotency.py) ------------------------------------------

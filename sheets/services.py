@@ -18,6 +18,8 @@ from rules.omg_data import (
     WEAPONS_BY_NAME,
 )
 from sheets.models import (
+    APTITUDE_FIELDS,
+    RESOURCE_MAXIMA,
     BodyZone,
     Campaign,
     Character,
@@ -102,6 +104,13 @@ EDITABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "weapon": ("name", "category", "dmg", "dmg_max", "bonus"),
     "zone": ("name", "armor_type", "arm", "arm_max", "arm_bonus", "wounds", "grievous"),
 }
+#: What else an edit rewrites, so the sheet redraws those fields with the edited one: the
+#: weight sets BZF, a lower aptitude can lower the current pools, a new armor type its ARM.
+KNOCK_ON_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("character", "weight"): ("bzf",),
+    **{("character", apt): tuple(f for f, _, _ in RESOURCE_MAXIMA) for apt in APTITUDE_FIELDS},
+    ("zone", "armor_type"): ("arm", "arm_max"),
+}
 ROW_MODELS: dict[str, type[models.Model]] = {
     "character": Character,
     "discipline": Discipline,
@@ -131,15 +140,12 @@ def create_character(
     weight unless it was rolled or given (an imported sheet keeps the BZF it had)."""
     with transaction.atomic():
         character = Character(campaign=campaign, owner=owner, name=name, is_npc=is_npc, **fields)
-        if character.weight and not character.bzf_rolled and "bzf" not in fields:
-            character.bzf = omg.bzf_from_weight(character.weight)
-        maxima = omg.derived(aptitudes_of(character), bzf=character.bzf)
-        if "vitality" not in fields:
-            character.vitality = maxima.vit
-        if "mana" not in fields:
-            character.mana = maxima.mna
-        if "chi" not in fields:
-            character.chi = maxima.chi
+        if "bzf" not in fields:
+            character.follow_weight()
+        maxima = character.maxima()
+        for field, attr, _ in RESOURCE_MAXIMA:
+            if maxima is not None and field not in fields:
+                setattr(character, field, getattr(maxima, attr))
         character.full_clean()
         character.save()
         BodyZone.objects.bulk_create(
@@ -177,18 +183,29 @@ def edit_field(
             row = model.objects.select_for_update().filter(character=locked, pk=row_id).first()
             if row is None:
                 raise ValidationError({field: "That row no longer exists (deleted elsewhere)."})
-        if _display(getattr(row, field)) != original:
-            raise EditConflict(getattr(row, field))
+        before = getattr(row, field)
+        if _display(before) != original:
+            raise EditConflict(before)
         form_class = modelform_factory(model, fields=[field])
         form = form_class(data={field: value}, instance=row)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         row = form.instance
         update = [field]
-        if kind == "character" and field == "weight" and locked.weight and not locked.bzf_rolled:
-            locked.bzf = omg.bzf_from_weight(locked.weight)
-            update.append("bzf")
-        row.full_clean()
+        exclude: list[str] = []
+        if isinstance(row, Character):
+            if field == "weight":
+                row.follow_weight()
+                update.append("bzf")
+            elif field in APTITUDE_FIELDS:
+                update += row.clamp_resources()
+            # Only the pools written now are checked against their maxima: an edit of the name
+            # is not refused for a Vitality some older version let go over the top.
+            exclude = [f for f, _, _ in RESOURCE_MAXIMA if f not in update]
+        elif isinstance(row, BodyZone) and field == "armor_type" and row.armor_type != before:
+            row.fill_armor()
+            update += ["arm", "arm_max"]
+        row.full_clean(exclude=exclude)
         row.save(update_fields=[*update, *(["updated_at"] if kind == "character" else [])])
         Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
     return row
@@ -199,12 +216,15 @@ def add_row(*, character: Character, kind: str, data: dict[str, Any]) -> models.
     ValidationError, with nothing saved, when the row breaks a rule or a constraint."""
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
-    allowed = {k: v for k, v in data.items() if k in EDITABLE_FIELDS[kind]}
+    # A blank optional field (None) was not given: the model's default, or the armor table.
+    given = {k: v for k, v in data.items() if k in EDITABLE_FIELDS[kind] and v is not None}
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)
-        row = ROW_MODELS[kind](character=locked, **allowed)
-        if kind == "zone":
+        row = ROW_MODELS[kind](character=locked, **given)
+        if isinstance(row, BodyZone):
             row.position = locked.zones.count()
+            if "armor_type" in given:
+                row.fill_armor(given=given)
         row.full_clean()
         row.save()
         Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
