@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from combat import dice_api
 from combat.models import DiceRoll
@@ -95,6 +95,48 @@ def test_it_logs_rolls_on_a_campaign_dice_page(live_server, page: Page):
     assert page.evaluate("window.__sameDocument") is True  # no full reload
     assert DiceRoll.objects.filter(campaign=campaign, roller=player).count() == 2
     assert not errors, errors  # includes any CSP violation
+
+
+def test_it_keeps_a_roll_when_an_older_odds_answer_arrives_after_it(live_server, page: Page):
+    player = make_user("robin")
+    campaign = make_campaign(make_user("morgan"), players=(player,), name="Night Market")
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill("robin")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.get_by_role("button", name="Dice and roll log").click()
+    page.get_by_role("link", name="ORE", exact=True).first.click()
+    expect(page.get_by_role("heading", name="ORE dice")).to_be_visible()
+
+    # The odds request for a new pool is held back until the roll's answer is on the page.
+    held: list[Route] = []
+
+    def hold_odds(route: Route) -> None:
+        if route.request.method == "GET" and route.request.headers.get("hx-request"):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(lambda url: "/dice" in url, hold_odds)
+    page.get_by_label("Pool").fill("2")
+    page.get_by_label("Pool").blur()
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    page.get_by_label("Your d10s").fill("3 4")
+    page.get_by_role("button", name="Read my dice").click()
+    expect(page.get_by_test_id("result")).to_contain_text("2 dice on the table")
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_timeout(500)  # the late answer arrives and must be dropped, not shown
+
+    expect(page.get_by_test_id("result")).to_contain_text("2 dice on the table")
+    expect(page.get_by_test_id("dice-log").locator("tbody tr")).to_have_count(1)
+    assert not errors, errors  # an aborted request would be logged as an error
 
 
 @pytest.fixture
