@@ -168,6 +168,12 @@ def messages_after(
             )
             out.append(Message("entry", html, entry.pk))
     if entries:
+        # The stream holds the Encounter it opened with: its status, round and turn are read
+        # again here, or every panel would show the fight as it was when the page connected.
+        try:
+            encounter.refresh_from_db()
+        except Encounter.DoesNotExist:
+            return out  # deleted meanwhile: the stream's next check says it is gone
         for renderer in _state_renderer:
             for event, html in renderer(encounter, user, csrf_token).items():
                 out.append(Message(event, html))

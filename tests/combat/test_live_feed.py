@@ -11,7 +11,8 @@ from django.db import transaction
 from django.test import AsyncClient
 
 from combat import live, services
-from combat.models import CombatLogEntry
+from combat.models import CombatLogEntry, Encounter
+from tests.combat.conftest import make_ysolde
 
 pytestmark = pytest.mark.django_db
 
@@ -90,6 +91,38 @@ def test_a_hidden_npcs_numbers_never_reach_a_player(fight):
     assert f'data-testid="zone-{zone.pk}"' in gm_tracker
 
 
+def test_the_panels_show_the_turn_as_it_is_now_not_as_the_stream_opened(fight):
+    # A stream keeps the Encounter it loaded when the page connected; the fight moves on.
+    opened = Encounter.objects.get(pk=fight.encounter.pk)
+    seen = live.latest_entry_id(opened)
+    assert opened.turn_id == fight.ysolde.pk
+    services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    (tracker,) = [
+        m.data
+        for m in live.messages_after(opened, fight.table.player, seen)
+        if m.event == "tracker"
+    ]
+    assert 'Round <span data-testid="round">2</span>' in tracker
+    assert f'<span data-testid="turn">{fight.ysolde.name}</span>' in tracker
+    assert 'data-testid="status">Running<' in tracker
+
+
+def test_it_shows_a_start_to_screens_that_connected_before_it(table):
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Later", actor=table.gm)
+    ysolde = make_ysolde(table.campaign, table.player)
+    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
+    opened = Encounter.objects.get(pk=encounter.pk)
+    seen = live.latest_entry_id(opened)
+    services.start_encounter(encounter=encounter, actor=table.gm)
+    (tracker,) = [
+        m.data for m in live.messages_after(opened, table.gm, seen) if m.event == "tracker"
+    ]
+    assert 'data-testid="status">Running<' in tracker
+    assert "Start: roll initiative" not in tracker
+    assert 'data-testid="next-turn"' in tracker
+
+
 def test_it_replays_the_entries_after_the_last_seen_id(fight):
     gm = fight.table.gm
     seen = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
@@ -117,7 +150,6 @@ def test_an_sse_message_is_well_formed():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_stream_sends_new_entries_to_an_open_page(table):
-    from tests.combat.conftest import make_ysolde
 
     ysolde = make_ysolde(table.campaign, table.player)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
@@ -149,7 +181,6 @@ def test_outsiders_and_anonymous_get_no_stream(fight, client_for):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_gm_hears_when_a_player_connects_and_leaves(table):
-    from tests.combat.conftest import make_ysolde
 
     ysolde = make_ysolde(table.campaign, table.player)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
