@@ -130,6 +130,14 @@ def test_gm_and_player_fight_live_and_a_dropped_screen_catches_up(
     )
     assert log_texts(player) == log_texts(gm)
 
+    # The GM passes the turn: the turn marker moves on the player's phone too.
+    expect(player.get_by_test_id("turn")).to_have_text("Salvager Thug")
+    gm.get_by_test_id("next-turn").click()
+    expect(gm.get_by_test_id("turn")).not_to_have_text("Salvager Thug")
+    turn, round_ = gm.get_by_test_id("turn").inner_text(), gm.get_by_test_id("round").inner_text()
+    expect(player.get_by_test_id("turn")).to_have_text(turn, timeout=WITHIN_A_SECOND)
+    expect(player.get_by_test_id("round")).to_have_text(round_, timeout=WITHIN_A_SECOND)
+
     # The dropped screen reconnects (as htmx does after an error) and catches up: same wounds,
     # same log, no entry twice.
     second.evaluate(
