@@ -250,11 +250,14 @@ async def _stream(
         # message only makes us look again (and find nothing new), never lost.
         if after is None:
             after = await sync_to_async(latest_entry_id)(encounter)
-            yield Message("hello", "", after).encode()
         else:
             for message in await sync_to_async(messages_after)(encounter, user, after, csrf_token):
                 after = message.id if message.id is not None else after
                 yield message.encode()
+        # Always something at once: some servers (daphne, behind runserver) send the headers
+        # only with the first bytes, and a page with nothing to catch up on would otherwise
+        # wait for the first heartbeat before the browser calls the stream open.
+        yield Message("hello", "", after).encode()
         # One receive is kept pending across heartbeats rather than cancelled and restarted:
         # cancelling a Redis layer's receive mid-read can break its connection.
         pending: asyncio.Future[Any] | None = None

@@ -173,6 +173,26 @@ def test_the_stream_sends_new_entries_to_an_open_page(table):
     assert "event: entry" in entry
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_page_with_nothing_to_catch_up_on_is_greeted_at_once(table):
+    ysolde = make_ysolde(table.campaign, table.player)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
+    seen = live.latest_entry_id(encounter)
+
+    async def scenario() -> str:
+        client = AsyncClient()
+        await client.aforce_login(table.player)
+        response = await client.get(f"/encounters/{encounter.pk}/events/?after={seen}")
+        chunks = aiter(response.streaming_content)
+        # Well before the first heartbeat (15 s): a player has no presence list to send.
+        first = (await asyncio.wait_for(anext(chunks), 2)).decode()
+        await chunks.aclose()
+        return first
+
+    assert async_to_sync(scenario)() == f"event: hello\nid: {seen}\ndata: \n\n"
+
+
 def test_outsiders_and_anonymous_get_no_stream(fight, client_for):
     url = f"/encounters/{fight.encounter.pk}/events/"
     assert client_for(None).get(url).status_code == 403
