@@ -7,6 +7,7 @@ from playwright.sync_api import Browser, expect
 
 from rules.omg_data import MELEE_COMBAT
 from sheets.models import Character
+from tests.combat.conftest import make_ysolde
 from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,3 +83,15 @@ def test_a_player_creates_a_character_and_sees_pro_change_live(live_server, brow
     # checks (hx-sync="this:replace" aborts them) as errors.
     unexpected = [e for e in errors if "422" not in e and not e.startswith("htmx:")]
     assert not unexpected, errors
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_sheet_never_scrolls_sideways_as_a_whole(live_server, browser: Browser, width: int):
+    # Wide tables scroll inside their own box; the page itself stays as wide as the screen.
+    gm, player = make_user("gm"), make_user("pat")
+    character = make_ysolde(make_campaign(gm, players=(player,)), player)
+    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+    log_in(page, live_server.url, "pat")
+    page.goto(f"{live_server.url}{character.get_absolute_url()}")
+    expect(page.get_by_role("heading", name="Armor zones and wounds")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
