@@ -4,6 +4,7 @@ their odds, and a campaign's dice page logs its rolls, all under the CSP."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Route, expect
@@ -54,20 +55,27 @@ def test_it_rolls_ore_dice_on_a_sibling_page(live_server, page: Page):
     assert not errors, errors
 
 
-def test_it_logs_rolls_on_a_campaign_dice_page(live_server, page: Page):
+def open_campaign_ore_page(page: Page, base: str) -> tuple[Any, list[str]]:
+    """Robin, a player of Night Market, on the ORE tab of the campaign's dice page."""
     player = make_user("robin")
     campaign = make_campaign(make_user("morgan"), players=(player,), name="Night Market")
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"{live_server.url}/accounts/login/")
+    page.goto(f"{base}/accounts/login/")
     page.get_by_label("Username").fill("robin")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
-    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.goto(f"{base}/campaigns/{campaign.pk}/")
     page.get_by_role("button", name="Dice and roll log").click()
     expect(page.get_by_role("heading", name="Dice for Night Market")).to_be_visible()
     page.get_by_role("link", name="ORE", exact=True).first.click()
     expect(page.get_by_role("heading", name="ORE dice")).to_be_visible()
+    return campaign, errors
+
+
+def test_it_logs_rolls_on_a_campaign_dice_page(live_server, page: Page):
+    campaign, errors = open_campaign_ore_page(page, live_server.url)
+    player = campaign.players.get()
     expect(page.locator("#dice-log")).to_contain_text("No rolls yet")
     page.evaluate("window.__sameDocument = true")
 
@@ -98,18 +106,7 @@ def test_it_logs_rolls_on_a_campaign_dice_page(live_server, page: Page):
 
 
 def test_it_keeps_a_roll_when_an_older_odds_answer_arrives_after_it(live_server, page: Page):
-    player = make_user("robin")
-    campaign = make_campaign(make_user("morgan"), players=(player,), name="Night Market")
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.get_by_label("Username").fill("robin")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
-    page.get_by_role("button", name="Dice and roll log").click()
-    page.get_by_role("link", name="ORE", exact=True).first.click()
-    expect(page.get_by_role("heading", name="ORE dice")).to_be_visible()
+    _, errors = open_campaign_ore_page(page, live_server.url)
 
     # The odds request for a new pool is held back until the roll's answer is on the page.
     held: list[Route] = []
