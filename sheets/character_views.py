@@ -62,7 +62,8 @@ def character_create(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 @login_required
 def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk)
-    return render(request, SHEET, sheet_context(request, character))
+    pending = request.session.get(reserve_call_key(character))
+    return render(request, SHEET, sheet_context(request, character, reserve_pending=pending))
 
 
 def _reload(character: Character) -> Character:
@@ -414,29 +415,55 @@ def _flatten_errors(errors: Any, prefix: str = "") -> list[str]:
     return [f"{prefix.rstrip('.')}: {errors}"]
 
 
+def reserve_call_key(character: Character) -> str:
+    """The session key of a reserve call rolled by the server and not yet answered."""
+    return f"reserve-call-{character.pk}"
+
+
 @login_required
 @require_POST
 def character_reserve(request: HttpRequest, pk: int) -> HttpResponse:
-    """Roll the RSV, or answer a reserve call by using the new roll or the stored RSV."""
+    """Roll the RSV, or answer a reserve call by using the new roll or the stored RSV.
+
+    The player chooses after seeing the new roll (RULES.md, "Reserve roll"): with table dice
+    they type it and press a choice; with server dice ``mode=call`` rolls it first, the sheet
+    shows it, and the choice that follows uses that roll (kept in the session, so the page
+    cannot send another)."""
     character = get_character_for_user(request, pk, write=True)
     mode = request.POST.get("mode", "roll")
     raw = request.POST.get("roll", "").strip()
     roll = None
     if raw:
-        if not raw.isdigit() or not 1 <= int(raw) <= 100:
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 100:
             messages.error(request, "A d100 roll is a whole number from 1 to 100 (100 for 00).")
             return redirect(character)
         roll = int(raw)
     rng = randomness.server_rng()
+    key = reserve_call_key(character)
     try:
         if mode == "roll":
             value = services.roll_reserve(character=character, rng=rng, roll=roll)
             messages.success(request, f"RSV is now {value}.")
-        else:
+        elif mode == "call":
+            if character.rsv is None:
+                raise ValidationError("This sheet has no reserve roll yet: roll RSV first.")
+            value = roll if roll is not None else rng.randint(1, 100)
+            request.session[key] = value  # the sheet shows it with the two choices
+        elif mode in ("new", "keep"):
+            if roll is None:
+                roll = request.session.get(key)
+            if roll is None:
+                raise ValidationError(
+                    "Roll first: type the d100 you rolled, or press Reserve call for the "
+                    "server's roll, then choose."
+                )
             result = services.reserve_call(
                 character=character, keep_reserve=mode == "keep", rng=rng, roll=roll
             )
+            request.session.pop(key, None)
             messages.success(request, f"Use {result.used}; RSV is now {result.rsv}.")
+        else:
+            raise ValidationError("Choose roll, call, new or keep.")
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect(character)

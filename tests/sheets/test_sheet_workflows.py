@@ -128,6 +128,40 @@ class TestReserve:
         hero.refresh_from_db()
         assert hero.rsv == 12
 
+    def test_a_server_reserve_call_shows_the_roll_before_the_choice(
+        self, hero, client_for, monkeypatch
+    ):
+        seeded = random.Random(2026)
+        expected = random.Random(2026).randint(1, 100)
+        monkeypatch.setattr(randomness, "server_rng", lambda: seeded)
+        client = client_for(hero.owner)
+        target = reverse("sheets:character_reserve", args=[hero.pk])
+        client.post(target, {"mode": "roll", "roll": "64"})
+        page = client.post(target, {"mode": "call"}, follow=True).text
+        assert f"the new roll is <strong>{expected}</strong>" in page
+        assert f"Use RSV 64 ({expected} becomes the RSV)" in page
+        hero.refresh_from_db()
+        assert hero.rsv == 64  # nothing is decided until the player chooses
+        page = client.post(target, {"mode": "keep"}, follow=True).text
+        assert f"Use 64; RSV is now {expected}." in page
+        hero.refresh_from_db()
+        assert hero.rsv == expected
+        assert "the new roll is" not in client.get(hero.get_absolute_url()).text
+
+    def test_a_choice_without_a_roll_to_choose_from_is_refused(self, hero, client_for):
+        client = client_for(hero.owner)
+        target = reverse("sheets:character_reserve", args=[hero.pk])
+        client.post(target, {"mode": "roll", "roll": "64"})
+        page = client.post(target, {"mode": "new"}, follow=True).text
+        assert "Roll first" in page
+        hero.refresh_from_db()
+        assert hero.rsv == 64
+
+    def test_a_reserve_call_needs_a_reserve_roll_first(self, hero, client_for):
+        target = reverse("sheets:character_reserve", args=[hero.pk])
+        page = client_for(hero.owner).post(target, {"mode": "call"}, follow=True).text
+        assert "no reserve roll yet" in page
+
 
 class TestNestedRows:
     def test_the_owner_adds_edits_and_removes_a_weapon(self, hero, api_for):
