@@ -243,10 +243,14 @@ def character_wizard(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, campaign_pk)
     draft_key = f"wizard:{campaign.pk}"
     dice_key = f"wizard-dice:{campaign.pk}"
+    # The server's dice for each method, kept until a character is created: pressing "Roll
+    # for me" again, or starting over, shows the same dice rather than fishing for better ones.
+    rolled: dict[str, str] = request.session.get(dice_key) or {}
+    if not isinstance(rolled, dict):
+        rolled = {}
     if request.method != "POST":
         if request.GET.get("reset"):
             request.session.pop(draft_key, None)
-            request.session.pop(dice_key, None)
         draft = request.session.get(draft_key)
         form = CreationForm(draft) if draft else CreationForm()
         if draft:
@@ -256,8 +260,11 @@ def character_wizard(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     action = request.POST.get("action", "check")
     data = request.POST.copy()
     if action == "roll":
-        data["dice"] = roll_dice_for(data.get("method", ""), randomness.server_rng())
-        request.session[dice_key] = data["dice"]
+        method = data.get("method", "")
+        if not rolled.get(method):
+            rolled[method] = roll_dice_for(method, randomness.server_rng())
+            request.session[dice_key] = rolled
+        data["dice"] = rolled[method]
     form = CreationForm(data)
     valid = form.is_valid()
     if action == "create" and valid and form.summary and form.aptitude_roll:
@@ -276,7 +283,7 @@ def character_wizard(request: HttpRequest, campaign_pk: int) -> HttpResponse:
             armor=cleaned["armor"],
             equipment=cleaned["equipment"],
             server_rolled=bool(cleaned["dice"])
-            and cleaned["dice"] == request.session.get(dice_key),
+            and cleaned["dice"] == rolled.get(cleaned["method"]),
         )
         request.session.pop(draft_key, None)
         request.session.pop(dice_key, None)

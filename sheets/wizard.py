@@ -42,7 +42,8 @@ class CreationForm(forms.Form):
         required=False,
         max_length=120,
         help_text="The d6 you rolled, separated by spaces: 14 for 2d6 (two per aptitude, in "
-        "the order below), 7 for 7d6. Or press “Roll for me”.",
+        "the order below), 7 for 7d6. Or press “Roll for me”: the server rolls once per "
+        "method for this character, and the sheet records whose dice they were.",
     )
     archetype = forms.ChoiceField(choices=(("", "—"), *ARCHETYPE_CHOICES))
     weapon_category = forms.ChoiceField(

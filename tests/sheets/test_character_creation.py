@@ -155,6 +155,35 @@ def test_roll_for_me_fills_in_server_dice(table, client_for):
     assert len(dice) == 14 and all(1 <= int(d) <= 6 for d in dice)
 
 
+def test_roll_for_me_rolls_once_per_method_until_a_character_is_made(
+    table, client_for, monkeypatch
+):
+    seeded = random.Random(7)
+    monkeypatch.setattr(randomness, "server_rng", lambda: seeded)
+    client = client_for(table.player)
+    url = reverse("sheets:character_wizard", args=[table.campaign.pk])
+
+    def roll(method: str) -> str:
+        response = wizard(client, table.campaign, action="roll", dice="", method=method)
+        return str(response.context["form"].data["dice"])
+
+    first = roll("2d6")
+    assert roll("2d6") == first  # pressed again: the same dice, no fishing
+    seven = roll("7d6")
+    assert len(seven.split()) == 7
+    assert roll("2d6") == first  # back to the first method: its dice are still the server's
+    client.get(url, {"reset": "1"})  # starting over keeps them too
+    assert roll("2d6") == first
+    wizard(client, table.campaign, action="create", dice=first)
+    character = Character.objects.get(name="Brannoc")
+    assert character.creation["server_rolled"] is True
+    assert character.creation["dice"] == [int(d) for d in first.split()]
+    sheet = client.get(character.get_absolute_url()).text
+    assert f"Aptitudes by 2d6: the server's dice {first}" in sheet
+    # The next character gets dice of its own: the next ones the (seeded) server throws.
+    assert roll("2d6") != first
+
+
 def test_the_wizard_answers_htmx_with_the_form_only(table, client_for):
     response = client_for(table.player).post(
         reverse("sheets:character_wizard", args=[table.campaign.pk]),
