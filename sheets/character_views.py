@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -35,6 +36,8 @@ def sheet_context(request: HttpRequest, character: Character, **extra: Any) -> d
         "can_edit": character.can_edit(request.user),
         "is_gm": character.campaign.is_gm(request.user),
         "forms": {kind: row_form(kind)(prefix=kind) for kind in ("discipline", "weapon", "zone")},
+        # Every editable field posts here: reversed once, not once per field.
+        "field_url": reverse("sheets:character_edit_field", args=[character.pk]),
         **extra,
     }
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django import template
 from django.db import models
+from django.urls import reverse
+from django.utils.translation import get_language
 
 register = template.Library()
 
@@ -49,8 +52,11 @@ def sheet_field(
             bounds["max"] = validator.limit_value
     if isinstance(model_field, models.PositiveIntegerField | models.PositiveSmallIntegerField):
         bounds.setdefault("min", 0)
+    character = context["character"]
     return {
-        "character": context["character"],
+        "character": character,
+        "field_url": context.get("field_url")
+        or reverse("sheets:character_edit_field", args=[character.pk]),
         "kind": kind,
         "row": row,
         "field": field,
@@ -58,7 +64,7 @@ def sheet_field(
         "label": label or _first_upper(str(model_field.verbose_name)),
         "value": "" if value is None else value,
         "widget": widget,
-        "choices": model_field.choices or (),
+        "choices": _plain_choices(model_field),
         "required": not model_field.blank,
         "bounds": bounds,
         "help": model_field.help_text,
@@ -68,6 +74,17 @@ def sheet_field(
         "oob": oob,
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@functools.cache
+def _plain_choices_in(field: models.Field[Any, Any], language: str) -> tuple[tuple[Any, str], ...]:
+    return tuple((key, str(text)) for key, text in field.choices or ())
+
+
+def _plain_choices(field: models.Field[Any, Any]) -> tuple[tuple[Any, str], ...]:
+    """A field's choices with their labels as plain text, worked out once per language (a
+    sheet draws the same select dozens of times: armor on every zone, aptitude per row)."""
+    return _plain_choices_in(field, get_language() or "")
 
 
 def _first_upper(text: str) -> str:
