@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.urls import reverse
 from playwright.sync_api import Browser, expect
 
 from rules.omg_data import MELEE_COMBAT
@@ -95,3 +98,15 @@ def test_the_sheet_never_scrolls_sideways_as_a_whole(live_server, browser: Brows
     page.goto(f"{live_server.url}{character.get_absolute_url()}")
     expect(page.get_by_role("heading", name="Armor zones and wounds")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_the_print_view_fits_on_one_a4_page(live_server, browser: Browser):
+    gm, player = make_user("gm"), make_user("pat")
+    character = make_ysolde(make_campaign(gm, players=(player,)), player)
+    page = browser.new_context().new_page()
+    log_in(page, live_server.url, "pat")
+    page.goto(f"{live_server.url}{reverse('sheets:character_print', args=[character.pk])}")
+    expect(page.get_by_role("heading", name="Armor zones and wounds")).to_be_visible()
+    page.emulate_media(media="print")
+    pdf = page.pdf(format="A4")
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1

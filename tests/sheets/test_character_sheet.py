@@ -395,3 +395,12 @@ def test_hostile_text_is_escaped_on_the_sheet(hero, client_for):
     page = client_for(hero.owner).get(sheet_url(hero)).text
     assert "<script>alert(1)" not in page
     assert "<b>x</b>" not in page
+
+
+def test_the_print_view_leaves_out_blank_identity_fields(hero, client_for):
+    page = client_for(hero.owner).get(reverse("sheets:character_print", args=[hero.pk])).text
+    assert "No occupation · 168 lb</p>" in page
+    hero.occupation, hero.sex, hero.age = "Sellsword", "F", 31
+    hero.save()
+    page = client_for(hero.owner).get(reverse("sheets:character_print", args=[hero.pk])).text
+    assert "Sellsword · F · age 31 · 168 lb</p>" in page
