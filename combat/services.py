@@ -316,42 +316,15 @@ def _copy_character(npc: Character, name: str) -> Character:
     copy.version = 1
     copy.is_npc = True
     copy.save()
-    BodyZone.objects.bulk_create(
-        BodyZone(
-            character=copy,
-            name=z.name,
-            position=z.position,
-            armor_type=z.armor_type,
-            arm=z.arm,
-            arm_max=z.arm_max,
-            arm_bonus=z.arm_bonus,
-            wounds=z.wounds,
-            grievous=z.grievous,
-        )
-        for z in npc.zones.all()
-    )
-    Weapon.objects.bulk_create(
-        Weapon(
-            character=copy,
-            name=w.name,
-            category=w.category,
-            dmg=w.dmg,
-            dmg_max=w.dmg_max,
-            bonus=w.bonus,
-        )
-        for w in npc.weapons.all()
-    )
-    Discipline.objects.bulk_create(
-        Discipline(
-            character=copy,
-            name=d.name,
-            source=d.source,
-            level=d.level,
-            exp_marks=d.exp_marks,
-            aptitude=d.aptitude,
-        )
-        for d in npc.disciplines.all()
-    )
+    # Every row of the sheet comes along, field for field (wounds and armor wear included), so
+    # a field added to a row later is copied too. Fresh rows, never the NPC's cached ones.
+    for model in (BodyZone, Weapon, Discipline):
+        rows = list(model.objects.filter(character=npc))
+        for row in rows:
+            row.pk = None
+            row._state.adding = True
+            row.character = copy
+        model.objects.bulk_create(rows)
     return copy
 
 

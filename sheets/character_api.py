@@ -66,41 +66,11 @@ class BodyZoneSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return attrs
 
 
+# The sheet page's editable fields, plus three it sets through workflows of its own.
 CHARACTER_FIELDS = [
-    "name",
+    *services.EDITABLE_FIELDS["character"],
     "is_npc",
-    "occupation",
-    "sex",
-    "appearance",
-    "age",
-    "height",
-    "weight",
-    "attitude",
-    "backstory",
-    "outlook",
-    "objectives",
-    "equipment",
-    "currency_property",
-    "notes",
-    "archetype",
-    "foc",
-    "spd",
-    "skl",
-    "vgr",
-    "nrv",
-    "chr",
-    "svy",
-    "fate",
-    "exp_marks",
-    "talent_marks",
-    "rsv",
-    "itv",
-    "vitality",
-    "mana",
-    "chi",
-    "bzf",
     "bzf_rolled",
-    "yards_per_height",
     "pending_raises",
 ]
 
