@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -552,22 +553,18 @@ class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         serializer.instance = row
 
     def perform_update(self, serializer: Any) -> None:
-        with transaction.atomic():
-            character = Character.objects.select_for_update().get(
-                pk=serializer.instance.character_id
+        row = serializer.instance
+        try:
+            serializer.instance = services.update_row(
+                character=row.character,
+                kind=self.kind,
+                row_id=row.pk,
+                data=serializer.validated_data,
             )
-            row = serializer.instance
-            armor_type = getattr(row, "armor_type", None)
-            for key, value in serializer.validated_data.items():
-                setattr(row, key, value)
-            try:
-                if isinstance(row, BodyZone) and row.armor_type != armor_type:
-                    row.fill_armor(given=serializer.validated_data)
-                row.full_clean()
-            except DjangoValidationError as exc:
-                raise serializers.ValidationError(exc.message_dict) from exc
-            row.save()
-            Character.objects.filter(pk=character.pk).update(version=F("version") + 1)
+        except ObjectDoesNotExist as exc:
+            raise NotFound("That row or its character was deleted meanwhile.") from exc
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
 
     def perform_destroy(self, instance: Any) -> None:
         services.delete_row(character=instance.character, kind=self.kind, row_id=instance.pk)

@@ -231,6 +231,35 @@ def add_row(*, character: Character, kind: str, data: dict[str, Any]) -> models.
     return row
 
 
+def update_row(
+    *, character: Character, kind: str, row_id: int, data: dict[str, Any]
+) -> models.Model:
+    """Change the given fields of a discipline, weapon or zone (``data``: a row serializer's
+    validated data, only the fields sent). The row is read again under the character's lock
+    and only the fields sent are written, so a concurrent change to another field (the GM's
+    damage on ``wounds``, weapon wear, EXP marks) is never written back to an older value.
+    ``ObjectDoesNotExist`` when the character or the row was deleted meanwhile;
+    ``ValidationError``, with nothing saved, when the result breaks a rule or a constraint."""
+    if kind not in ("discipline", "weapon", "zone"):
+        raise ValidationError("Unknown kind of row.")
+    model = ROW_MODELS[kind]
+    with transaction.atomic():
+        locked = Character.objects.select_for_update().get(pk=character.pk)
+        row = model.objects.select_for_update().get(character=locked, pk=row_id)
+        armor_type = getattr(row, "armor_type", None)
+        fields = [k for k in data if k in EDITABLE_FIELDS[kind] or k == "position"]
+        for key in fields:
+            setattr(row, key, data[key])
+        if isinstance(row, BodyZone) and row.armor_type != armor_type:
+            row.fill_armor(given=data)
+            fields += ["arm", "arm_max"]
+        row.full_clean()
+        if fields:
+            row.save(update_fields=sorted(set(fields)))
+        Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+    return row
+
+
 def delete_row(*, character: Character, kind: str, row_id: int) -> bool:
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
