@@ -37,6 +37,7 @@ from combat.models import (
     Encounter,
     Participant,
 )
+from config.ids import parse_id
 from rules import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon
 from sheets.numbers import aptitudes_of
@@ -463,9 +464,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         queryset = Encounter.objects.for_user(self.request.user).select_related("campaign")
         campaign = self.request.query_params.get("campaign")
         if campaign is not None:
-            if not campaign.isdigit():
-                raise serializers.ValidationError({"campaign": "Give a campaign id (a number)."})
-            queryset = queryset.filter(campaign_id=int(campaign))
+            campaign_id = parse_id(campaign)
+            if campaign_id is None:
+                raise serializers.ValidationError({"campaign": ["Give a campaign id (a number)."]})
+            queryset = queryset.filter(campaign_id=campaign_id)
         return queryset.order_by("-created_at", "-pk")
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:  # type: ignore[type-arg]
@@ -501,10 +503,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         _run(services.delete_encounter, encounter=instance, actor=self.request.user)
 
     def _encounter(self, write: bool = False) -> Encounter:
-        pk = str(self.kwargs["pk"])
-        if not pk.isdigit():
+        pk = parse_id(str(self.kwargs["pk"]))
+        if pk is None:
             raise Http404("No such encounter.")
-        return access.get_encounter(self.request.user, int(pk), write=write)
+        return access.get_encounter(self.request.user, pk, write=write)
 
     def _entry(self, entry: CombatLogEntry, code: int = 200) -> Response:
         return Response(LogEntrySerializer(entry, context={"request": self.request}).data, code)
@@ -678,9 +680,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         entries = CombatLogEntry.objects.filter(encounter=encounter).select_related("actor")
         after = request.query_params.get("after")
         if after is not None:
-            if not after.isdigit():
-                raise serializers.ValidationError({"after": "Give an entry id (a number)."})
-            entries = entries.filter(pk__gt=int(after))
+            after_id = parse_id(after)
+            if after_id is None:
+                raise serializers.ValidationError({"after": ["Give an entry id (a number)."]})
+            entries = entries.filter(pk__gt=after_id)
         entries = list(entries.order_by("pk")[:500])
         for e in entries:
             e.encounter = encounter

@@ -37,6 +37,7 @@ from django.utils import timezone
 from combat import events
 from combat.access import get_encounter, hidden_ids
 from combat.models import CombatLogEntry, Encounter
+from config.ids import parse_id
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -212,7 +213,7 @@ def present_users(encounter: Encounter, user_ids: list[int]) -> set[int]:
 
 def _last_seen(request: HttpRequest) -> int | None:
     raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
-    return int(raw) if raw.isdigit() else None
+    return parse_id(raw)
 
 
 async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:

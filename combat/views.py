@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from combat import access, live, services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from config.ids import parse_id
 from rules import omg
 from sheets.access import get_campaign_for_user
 from sheets.models import BodyZone, Character, Weapon
@@ -166,7 +167,7 @@ def _int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
 
 def _pk(raw: str) -> int | None:
     """An id from a query string or form, None for anything else (no 500 on "²" or "x")."""
-    return int(raw) if raw.isascii() and raw.isdigit() else None
+    return parse_id(raw)
 
 
 def _flag(data: QueryDict, name: str) -> bool:
@@ -270,7 +271,7 @@ def participant_add(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
 
     def act() -> None:
-        ids = [int(v) for v in request.POST.getlist("characters") if v.isdigit()]
+        ids = [pk for pk in map(_pk, request.POST.getlist("characters")) if pk is not None]
         characters = list(Character.objects.filter(campaign=encounter.campaign, pk__in=ids))
         services.add_participants(
             encounter=encounter,
@@ -444,11 +445,12 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
         if not attacker.is_controlled_by(request.user):
             raise PermissionDenied("You can only act for your own characters.")
         # One select carries "target:zone" so the form works without JavaScript.
-        target_zone = (data.get("target_zone") or "").split(":")
-        if len(target_zone) != 2 or not all(part.isdigit() for part in target_zone):
+        target_zone = [_pk(part) for part in (data.get("target_zone") or "").split(":")]
+        if len(target_zone) != 2 or None in target_zone:
             raise services.CombatError("Choose a target and a body zone.")
-        target = _participant(encounter, int(target_zone[0]))
-        zone = BodyZone.objects.filter(pk=int(target_zone[1]), character=target.character).first()
+        target_pk, zone_pk = target_zone
+        target = _participant(encounter, target_pk)
+        zone = BodyZone.objects.filter(pk=zone_pk, character=target.character).first()
         weapon_pk = _int(data, "weapon", required=False)
         weapon = None
         if weapon_pk is not None:

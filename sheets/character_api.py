@@ -22,6 +22,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.ids import parse_id
 from rules import RulesError
 from rules.omg_data import APTITUDE_CHOICES
 from sheets import randomness, services
@@ -474,9 +475,10 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
         queryset = Character.objects.visible_to(self.request.user).with_sheet()
         campaign = self.request.query_params.get("campaign")
         if campaign is not None:
-            if not campaign.isdigit():
+            campaign_id = parse_id(campaign)
+            if campaign_id is None:
                 raise serializers.ValidationError({"campaign": ["Give a campaign id (a number)."]})
-            queryset = queryset.filter(campaign_id=int(campaign))
+            queryset = queryset.filter(campaign_id=campaign_id)
         return queryset
 
     def get_serializer_context(self) -> dict[str, Any]:
