@@ -1,19 +1,52 @@
-"""The API's JSON parser: DRF's, with one more kind of bad body answered as a 400."""
+"""The API's JSON parser: DRF's, with two more kinds of bad body answered as a 400."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(data: Any) -> bool:
+    """Whether any string in parsed JSON (keys included) holds a lone surrogate, walked
+    without recursion. A pair (``"\\ud83d\\udc09"``) is read as the one character it spells;
+    only a half of one is left as a surrogate."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
+
 
 class JSONParser(parsers.JSONParser):
-    """A body nested deeper than Python's recursion limit (a few kilobytes of ``[``) makes
-    ``json.loads`` raise RecursionError, which DRF lets through as a server error."""
+    """Two bodies DRF lets through as server errors:
+
+    * nested deeper than Python's recursion limit (a few kilobytes of ``[``): ``json.loads``
+      raises RecursionError;
+    * a lone surrogate escaped in a string (``"\\ud800"``): valid JSON, but no text, so it
+      cannot be encoded: the 400 that quotes it back fails, and so does PostgreSQL.
+      Refused here, no view ever sees one.
+    """
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         try:
-            return super().parse(stream, media_type, parser_context)
+            data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON parse error - the body is nested too deeply.") from None
+        if has_lone_surrogate(data):
+            raise ParseError(
+                "JSON parse error - the body is not valid UTF-8 text: it contains a lone "
+                "surrogate (a \\ud800-\\udfff escape that is not half of a pair)."
+            )
+        return data

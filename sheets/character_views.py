@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from config.parsers import has_lone_surrogate
 from rules import RulesError
 from rules.omg_data import SECONDARY_LISTS
 from sheets import randomness, services
@@ -382,6 +383,13 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
             else:
                 if _depth(data) > MAX_IMPORT_DEPTH:
                     errors.append("That JSON is nested far too deeply to be a character sheet.")
+                    data = None
+                elif has_lone_surrogate(data):
+                    # No text: the page quoting it back could not be encoded (as in the API).
+                    errors.append(
+                        "That file is not valid text: it holds a lone surrogate (a \\ud800 to "
+                        "\\udfff escape that is not half of a pair)."
+                    )
                     data = None
         if data is not None and not isinstance(data, dict):
             errors.append("The file must hold one character (a JSON object).")

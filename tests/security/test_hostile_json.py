@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 
+from combat import services as combat
 from sheets.models import Campaign
+from tests.combat.conftest import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 
@@ -37,3 +42,72 @@ def test_it_still_reads_ordinary_nesting_and_judges_it_by_field(client):
     response = client.post("/api/rules/omg/check/", body, content_type="application/json")
     assert response.status_code == 400
     assert response.json() == {"note": ["Not a valid string."]}
+
+
+# A lone surrogate is valid JSON ("\\ud800") but no text: nothing can encode it, so the 400
+# that quoted it back ('"\\ud800" is not a valid choice') failed while rendering, as a 500.
+LONE = "\ud800"
+
+
+@pytest.fixture
+def fight(table):
+    ysolde = make_ysolde(table.campaign, table.player)
+    thug = make_thug(table.campaign, table.gm)
+    encounter, _ = combat.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    combat.add_participants(encounter=encounter, characters=[ysolde, thug], actor=table.gm)
+    combat.start_encounter(encounter=encounter, actor=table.gm)
+    return encounter, ysolde
+
+
+def _lone_surrogate_bodies(fight):
+    encounter, ysolde = fight
+    attacker, target = encounter.participants.order_by("pk")
+    bodies = [
+        (f"/api/characters/{ysolde.pk}/buy-raise/", {"aptitude": LONE}),
+        (
+            f"/api/encounters/{encounter.pk}/attacks/",
+            {"attacker": attacker.pk, "target": target.pk, "action": LONE},
+        ),
+        ("/api/campaigns/", {"name": LONE}),
+        ("/api/campaigns/", {"name": "Keep", LONE: 1}),
+        ("/api/campaigns/join/", {"code": ["ok", {"deep": "x\udfffy"}]}),
+        (f"/api/characters/{ysolde.pk}/disciplines/", {"name": LONE, "level": 1}),
+        ("/api/rules/omg/check/", {"pro": 70, "dif": 20, "roll": 43, "note": LONE}),
+    ]
+    # json.dumps escapes them as \\ud800, as a hostile client would send them.
+    return [(path, json.dumps(body)) for path, body in bodies]
+
+
+def test_it_refuses_a_body_with_a_lone_surrogate_with_400(fight, table, api_for):
+    api = api_for(table.gm)
+    for path, body in _lone_surrogate_bodies(fight):
+        response = api.post(path, body, content_type="application/json")
+        assert response.status_code == 400, (path, response.content)
+        assert "lone surrogate" in response.json()["detail"], path
+
+
+def test_it_still_reads_a_surrogate_pair_as_the_character_it_spells(table, api_for):
+    body = json.dumps({"name": "Keep \N{DRAGON}"})
+    assert "\\ud83d\\udc09" in body
+    response = api_for(table.gm).post("/api/campaigns/", body, content_type="application/json")
+    assert response.status_code == 201
+    assert response.json()["name"] == "Keep \N{DRAGON}"
+
+
+def test_it_refuses_a_body_that_is_not_utf8(table, api_for):
+    response = api_for(table.gm).post(
+        "/api/campaigns/", b'{"name": "\xed\xa0\x80"}', content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "detail" in response.json()
+
+
+def test_the_import_page_refuses_a_file_with_a_lone_surrogate(table, client_for):
+    body = json.dumps({"name": LONE, "archetype": LONE}).encode()
+    response = client_for(table.gm).post(
+        f"/campaigns/{table.campaign.pk}/characters/import/",
+        {"file": SimpleUploadedFile("sheet.json", body)},
+    )
+    assert response.status_code == 422
+    assert b"lone surrogate" in response.content
+    assert not table.campaign.characters.exists()
