@@ -67,6 +67,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: its one line per request times the whole stack and logs the status sent.
     "config.request_log.RequestLogMiddleware",
+    # 503 instead of 500 when no database connection is free; streams give theirs back.
+    "config.db_pool.ConnectionPoolMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -103,12 +105,12 @@ TEMPLATES = [
 WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
-# A connection per request by default. Under ASGI (the only way OMG Table is served) each
-# request runs its database work on a thread of its own, so a connection kept for the next
-# request is never reused: it only lingers until garbage collection (measured: 300 requests
-# opened 300 connections with CONN_MAX_AGE=60 too, and left a dozen idle). Django's docs say
-# the same: disable persistent connections under ASGI, pool outside (PgBouncer) if needed.
-# CONN_HEALTH_CHECKS matters when CONN_MAX_AGE is set (a WSGI server, management commands).
+# No persistent connections: under ASGI (the only way OMG Table is served) each request runs
+# its database work on a thread of its own, so a connection kept for the next request is never
+# reused: it only lingers until garbage collection (measured: 300 requests opened 300
+# connections with CONN_MAX_AGE=60 too, and left a dozen idle). On PostgreSQL a pool (below)
+# hands connections from one request to the next instead. CONN_HEALTH_CHECKS checks a pooled
+# connection before handing it out (and a kept one, when CONN_MAX_AGE is set without a pool).
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
@@ -116,6 +118,30 @@ DATABASES = {
         conn_health_checks=env_bool("CONN_HEALTH_CHECKS", True),
     )
 }
+# Behind PgBouncer in transaction pooling mode: a server-side cursor (QuerySet.iterator()) may
+# outlive its transaction, and the next one may be on another server connection.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env_bool("DISABLE_SERVER_SIDE_CURSORS", False)
+
+# PostgreSQL: each process takes its connections from a pool (psycopg's, through Django) of at
+# most DB_POOL_MAX. A burst of requests then waits for a free connection, up to DB_POOL_TIMEOUT
+# seconds and then a 503 with Retry-After (config/db_pool.py), instead of opening one each until
+# PostgreSQL refuses them all ("too many clients": 500s). Size it against max_connections:
+# docs/deploy.md. DB_POOL_MAX=0 turns the pool off (a connection per request).
+DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "20"))
+if DATABASES["default"]["ENGINE"].endswith("postgresql") and DB_POOL_MAX > 0:
+    if DATABASES["default"]["CONN_MAX_AGE"] != 0:
+        raise ImproperlyConfigured(
+            "CONN_MAX_AGE must be 0 with the connection pool (DB_POOL_MAX=0 turns the pool off)."
+        )
+    DB_POOL_MIN = int(os.environ.get("DB_POOL_MIN", str(min(2, DB_POOL_MAX))))
+    if not 0 <= DB_POOL_MIN <= DB_POOL_MAX:
+        raise ImproperlyConfigured(f"DB_POOL_MIN must be 0 to DB_POOL_MAX ({DB_POOL_MAX}).")
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": DB_POOL_MIN,
+        "max_size": DB_POOL_MAX,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "5")),
+    }
+
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The laptop default serves requests in several threads at once: each write transaction
     # takes SQLite's write lock up front and waits for it (instead of failing with "database

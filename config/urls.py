@@ -6,6 +6,9 @@ from django.urls import include, path
 
 from config import health
 
+# An exhausted database pool met before the view is a 503 too (config/db_pool.py).
+handler500 = "config.db_pool.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

@@ -6,11 +6,14 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,3 +92,58 @@ def start_asgi_server(env: dict[str, str] | None = None, port: int | None = None
             time.sleep(0.2)
     server.stop()
     pytest.fail("the ASGI server did not answer /healthz within 30 s")
+
+
+@dataclass
+class SseClient:
+    """Reads one encounter stream in a thread and keeps the entry ids it receives."""
+
+    url: str
+    cookie: str
+    last_id: str | None = None
+    entries: list[int] = field(default_factory=list)
+    hello: threading.Event = field(default_factory=threading.Event)
+    closed: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> SseClient:
+        threading.Thread(target=self._run, daemon=True).start()
+        assert self.hello.wait(15), f"no hello from {self.url}"
+        return self
+
+    def _run(self) -> None:
+        headers = {"Last-Event-ID": self.last_id} if self.last_id else {}
+        try:
+            with httpx.stream(
+                "GET",
+                self.url,
+                headers=headers,
+                cookies={"sessionid": self.cookie},
+                timeout=httpx.Timeout(10.0, read=None),
+            ) as response:
+                event = ""
+                for line in response.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("id: "):
+                        self.last_id = line[4:]
+                        if event == "entry":
+                            self.entries.append(int(line[4:]))
+                    elif line == "" and event == "hello":
+                        self.hello.set()
+                    elif line.startswith(":"):
+                        continue
+                    if event == "entry" and line.startswith("id: "):
+                        self.hello.set()
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.closed.set()
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()

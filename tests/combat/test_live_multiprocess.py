@@ -6,11 +6,7 @@ Runs in the PostgreSQL run of scripts/test.sh, which starts a throwaway PostgreS
 from __future__ import annotations
 
 import os
-import threading
-import time
-from dataclasses import dataclass, field
 
-import httpx
 import pytest
 from channels.layers import channel_layers
 from django.db import connection
@@ -19,7 +15,7 @@ from django.test import Client
 from combat import services
 from combat.models import CombatLogEntry
 from tests.combat.conftest import make_thug, make_ysolde
-from tests.servers import AsgiServer, start_asgi_server
+from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -31,61 +27,6 @@ def redis_url() -> str:
             pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")
         pytest.skip("no TEST_REDIS_URL: scripts/test.sh starts a Redis when redis-server exists")
     return url
-
-
-@dataclass
-class SseClient:
-    """Reads one encounter stream in a thread and keeps the entry ids it receives."""
-
-    url: str
-    cookie: str
-    last_id: str | None = None
-    entries: list[int] = field(default_factory=list)
-    hello: threading.Event = field(default_factory=threading.Event)
-    closed: threading.Event = field(default_factory=threading.Event)
-
-    def start(self) -> SseClient:
-        threading.Thread(target=self._run, daemon=True).start()
-        assert self.hello.wait(15), f"no hello from {self.url}"
-        return self
-
-    def _run(self) -> None:
-        headers = {"Last-Event-ID": self.last_id} if self.last_id else {}
-        try:
-            with httpx.stream(
-                "GET",
-                self.url,
-                headers=headers,
-                cookies={"sessionid": self.cookie},
-                timeout=httpx.Timeout(10.0, read=None),
-            ) as response:
-                event = ""
-                for line in response.iter_lines():
-                    if line.startswith("event: "):
-                        event = line[7:]
-                    elif line.startswith("id: "):
-                        self.last_id = line[4:]
-                        if event == "entry":
-                            self.entries.append(int(line[4:]))
-                    elif line == "" and event == "hello":
-                        self.hello.set()
-                    elif line.startswith(":"):
-                        continue
-                    if event == "entry" and line.startswith("id: "):
-                        self.hello.set()
-        except httpx.HTTPError:
-            pass
-        finally:
-            self.closed.set()
-
-
-def wait_for(predicate, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 @pytest.fixture

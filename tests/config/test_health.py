@@ -18,6 +18,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
         k: v
         for k, v in os.environ.items()
         if k not in {"DATABASE_URL", "REDIS_URL", "CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "DEBUG"}
+        and not k.startswith("DB_POOL_")
     }
     environ.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -74,7 +75,45 @@ def test_it_takes_connection_reuse_and_health_checks_from_the_environment():
         SHOW_DB,
         DEBUG="0",
         DATABASE_URL="postgres://omg@db.example:5432/omg",
+        DB_POOL_MAX="0",
         CONN_MAX_AGE="30",
         CONN_HEALTH_CHECKS="0",
     )
     assert result.stdout.split() == ["django.db.backends.postgresql", "30", "False"], result.stderr
+
+
+SHOW_POOL = (
+    "from django.conf import settings;"
+    "print(settings.DATABASES['default'].get('OPTIONS', {}).get('pool'))"
+)
+
+
+def test_it_pools_postgresql_connections_by_default():
+    result = _run(SHOW_POOL, DEBUG="0", DATABASE_URL="postgres://omg@db.example:5432/omg")
+    assert result.stdout.strip() == "{'min_size': 2, 'max_size': 20, 'timeout': 5.0}", result.stderr
+
+
+def test_it_sizes_the_pool_from_the_environment():
+    result = _run(
+        SHOW_POOL,
+        DEBUG="0",
+        DATABASE_URL="postgres://omg@db.example:5432/omg",
+        DB_POOL_MIN="1",
+        DB_POOL_MAX="8",
+        DB_POOL_TIMEOUT="2.5",
+    )
+    assert result.stdout.strip() == "{'min_size': 1, 'max_size': 8, 'timeout': 2.5}", result.stderr
+
+
+def test_it_turns_the_pool_off_with_a_max_of_0_and_never_pools_sqlite():
+    off = _run(SHOW_POOL, DATABASE_URL="postgres://omg@db.example:5432/omg", DB_POOL_MAX="0")
+    assert off.stdout.strip() == "None", off.stderr
+    sqlite = _run(SHOW_POOL, DATABASE_URL="sqlite:///:memory:")
+    assert sqlite.stdout.strip() == "None", sqlite.stderr
+
+
+def test_it_refuses_persistent_connections_with_the_pool():
+    # Django refuses them too, but only at the first query; this says so at start-up.
+    result = _run(SHOW_POOL, DATABASE_URL="postgres://omg@db.example:5432/omg", CONN_MAX_AGE="60")
+    assert result.returncode != 0
+    assert "CONN_MAX_AGE must be 0 with the connection pool" in result.stderr

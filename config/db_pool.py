@@ -1,0 +1,120 @@
+"""The edges of the database connection pool: a request that finds no connection, and streams.
+
+On PostgreSQL each process takes its connections from a pool of at most ``DB_POOL_MAX``
+(config/settings.py). A request that finds none free within ``DB_POOL_TIMEOUT`` seconds gets
+psycopg_pool's ``PoolTimeout``, which Django wraps in its own ``OperationalError``. That is an
+overload, not a bug: the answer is 503 with ``Retry-After`` (JSON under /api/, a short page
+elsewhere), never a 500. Views raise it first, since the first query of a request is where it
+takes its connection (DRF views re-raise exceptions that are not API errors, so they get here
+too); a middleware that queries before the view (IdempotencyMiddleware) reaches Django's 500
+handler instead, which is :func:`server_error` (config/urls.py).
+
+An event stream stays open for hours but reads the database only now and then: between two
+chunks it hands its connection back, so open encounter pages do not hold the pool.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from inspect import iscoroutinefunction, markcoroutinefunction
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import connections
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.template.loader import render_to_string
+from django.views import defaults
+from psycopg_pool import PoolTimeout, TooManyRequests
+
+#: Seconds a client is asked to wait: about the pool's timeout, which this request just waited.
+RETRY_AFTER = 5
+API_PREFIX = "/api/"
+
+
+def is_pool_exhausted(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is the pool finding no connection, as raised or as Django wraps it."""
+    for _ in range(5):  # a short chain: Django's OperationalError over psycopg_pool's
+        if exc is None:
+            return False
+        if isinstance(exc, PoolTimeout | TooManyRequests):
+            return True
+        exc = exc.__cause__
+    return False
+
+
+def busy(request: HttpRequest) -> HttpResponse:
+    """503 with Retry-After. It renders without touching the database (no user, no session):
+    there is no connection to be had."""
+    message = f"The server is busy; please retry in {RETRY_AFTER} seconds."
+    response: HttpResponse
+    if request.path.startswith(API_PREFIX):
+        response = JsonResponse({"detail": message}, status=503)
+    else:
+        html = render_to_string("503.html", {"wait": RETRY_AFTER})
+        response = HttpResponse(html, status=503)
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """The site's handler500: an exhausted pool met outside a view is a 503 too.
+
+    Django calls it while handling the exception, so ``sys.exc_info()`` holds it (when the
+    exception passed through a synchronous middleware, which is where the queries before a
+    view are made here)."""
+    if is_pool_exhausted(sys.exc_info()[1]):
+        return busy(request)
+    return defaults.server_error(request)
+
+
+def release_connections() -> None:
+    """Hand this thread's connections back to the pool (or close them without one), unless a
+    transaction is open on them (a test's, for instance)."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:
+            # CONN_MAX_AGE is 0 whenever there is a pool: this closes, which gives back.
+            conn.close_if_unusable_or_obsolete()
+
+
+async def _giving_back(content: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for chunk in content:
+        # Run where the stream's own database calls run (its request's thread-sensitive
+        # context), so that it is their connection that goes back.
+        await sync_to_async(release_connections)()
+        yield chunk
+
+
+class ConnectionPoolMiddleware:
+    """503 for an exhausted pool; streamed responses give their connection back per chunk."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(
+        self,
+        get_response: Callable[[HttpRequest], HttpResponseBase]
+        | Callable[[HttpRequest], Awaitable[HttpResponseBase]],
+    ) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self._acall(request)
+        return _stream_gives_back(self.get_response(request))  # type: ignore[arg-type]
+
+    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
+        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        return _stream_gives_back(response)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return busy(request) if is_pool_exhausted(exception) else None
+
+
+def _stream_gives_back(response: HttpResponseBase) -> HttpResponseBase:
+    if response.streaming and getattr(response, "is_async", False):
+        response.streaming_content = _giving_back(response.streaming_content)  # type: ignore[attr-defined]
+    return response
