@@ -185,6 +185,13 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
         ]
         read_only_fields = fields
 
+    def to_representation(self, instance: Declaration) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        # A hidden attacker's weapon is one of its numbers (docs/security.md).
+        if instance.attacker_id in _hidden(self.context["request"], instance.encounter):
+            data["weapon"] = None
+        return data
+
     @extend_schema_field(
         {"type": "object", "nullable": True, "additionalProperties": {"type": "object"}}
     )

@@ -307,7 +307,7 @@ def add_participants(
         )
 
 
-def _copy_character(npc: Character, name: str) -> Character:
+def _copy_character(npc: Character, name: str, *, hidden: bool) -> Character:
     copy = Character.objects.get(pk=npc.pk)
     copy.pk = None
     copy.id = None  # type: ignore[assignment]
@@ -315,6 +315,9 @@ def _copy_character(npc: Character, name: str) -> Character:
     copy.name = name
     copy.version = 1
     copy.is_npc = True
+    copy.copied_from = npc
+    # A hidden copy stays the GM's even after its fight is gone (docs/security.md).
+    copy.revealed = npc.revealed and not hidden
     copy.save()
     # Every row of the sheet comes along, field for field (wounds and armor wear included), so
     # a field added to a row later is copied too. Fresh rows, never the NPC's cached ones.
@@ -354,7 +357,7 @@ def add_npc_copies(
             name = f"{npc.name} #{n}"
             if name in taken:
                 continue
-            copy = _copy_character(npc, name)
+            copy = _copy_character(npc, name, hidden=hidden)
             added.append(
                 Participant.objects.create(
                     encounter=enc,

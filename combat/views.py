@@ -109,6 +109,9 @@ def encounter_context(
         d.attacker = pmap[d.attacker_id]
         d.target = pmap[d.target_id]
         d.odds = services.odds_for_viewer(d, hidden)  # type: ignore[attr-defined]
+        # A hidden attacker's weapon is one of its numbers: the log's public text leaves it
+        # out, and so does the open-attack panel.
+        d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]
         d.can_defend = d.needs_defense and d.target.is_controlled_by(user)  # type: ignore[attr-defined]
         d.can_roll = d.status == Declaration.Status.DEFENDED and d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
         d.can_cancel = d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -72,6 +72,7 @@ class BodyZoneSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
 CHARACTER_FIELDS = [
     *services.EDITABLE_FIELDS["character"],
     "is_npc",
+    "revealed",
     "bzf_rolled",
     "pending_raises",
 ]
@@ -245,6 +246,15 @@ class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         campaign = attrs.get("campaign") or (self.instance and self.instance.campaign)
         if attrs.get("is_npc") and campaign is not None and not campaign.is_gm(request.user):
             raise serializers.ValidationError({"is_npc": ["Only the GM creates NPCs."]})
+        shown = self.instance.revealed if self.instance is not None else False
+        if (
+            attrs.get("revealed", shown) != shown
+            and campaign is not None
+            and not campaign.is_gm(request.user)
+        ):
+            raise serializers.ValidationError(
+                {"revealed": ["Only the GM shows an NPC's sheet to the players."]}
+            )
         for key in ("disciplines", "zones"):
             names = [row["name"] for row in attrs.get(key, [])]
             if len(names) != len(set(names)):
@@ -374,19 +384,37 @@ def _rest_payload(result: Any) -> dict[str, Any]:
     }
 
 
+class RestRefused(APIException):
+    """The rules refuse the sheet's stored data (nothing was rested): a 400 with the reason."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid"
+
+
+_REST_REFUSED = OpenApiResponse(
+    description="The rules refuse a sheet's stored data (`detail` says what); nothing rested."
+)
+
+
 class CharacterWorkflowActions:
     """The advancement and reserve-roll workflows, as actions on /api/characters/{id}/."""
 
     get_object: Any
     get_serializer: Any
 
-    @extend_schema(request=None, responses={200: RestResultSerializer})
+    @extend_schema(
+        request=None,
+        responses={200: RestResultSerializer, 400: _REST_REFUSED},
+    )
     @action(detail=True, methods=["post"])
     def rest(self, request: Request, pk: str | None = None) -> Response:
         """The daily rest: EXP raises disciplines, bought aptitude raises apply, ITV is
         rerolled, Mana and Chi refill."""
         character = self.get_object()
-        result = services.daily_rest(character=character, rng=randomness.server_rng())
+        try:
+            result = services.daily_rest(character=character, rng=randomness.server_rng())
+        except RulesError as exc:
+            raise RestRefused(f"No rest: {exc}") from exc
         return Response(_rest_payload(result))
 
     @extend_schema(

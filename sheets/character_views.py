@@ -7,7 +7,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -313,7 +314,11 @@ def _wizard_lists() -> dict[str, Any]:
 def character_rest(request: HttpRequest, pk: int) -> HttpResponse:
     """The daily rest (owner or GM)."""
     character = get_character_for_user(request, pk, write=True)
-    result = services.daily_rest(character=character, rng=randomness.server_rng())
+    try:
+        result = services.daily_rest(character=character, rng=randomness.server_rng())
+    except RulesError as exc:
+        messages.error(request, f"No rest: {exc}")
+        return redirect(character)
     raised = ", ".join(f"{name} {old}→{new}" for name, (old, new) in result.raised.items())
     messages.success(
         request,
@@ -321,6 +326,29 @@ def character_rest(request: HttpRequest, pk: int) -> HttpResponse:
         + (f"; raised {raised}" if raised else "")
         + (f"; {result.exp_lost} EXP found its discipline already at 5" if result.exp_lost else "")
         + ".",
+    )
+    return redirect(character)
+
+
+@login_required
+@require_POST
+def character_reveal(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM shows an NPC's sheet to the players, or takes it back (docs/security.md)."""
+    character = get_character_for_user(request, pk)
+    if not character.campaign.is_gm(request.user):
+        raise PermissionDenied("Only the GM shows an NPC's sheet to the players.")
+    if not character.is_npc:
+        messages.error(request, "Player characters are always open to the table.")
+        return redirect(character)
+    shown = request.POST.get("revealed") == "1"
+    Character.objects.filter(pk=character.pk).update(
+        revealed=shown, version=models.F("version") + 1
+    )
+    messages.success(
+        request,
+        f"{character.name}'s sheet is now "
+        + ("open to the players." if shown else "the GM's alone.")
+        + (" It stays hidden while it or one of its copies is hidden in a fight." if shown else ""),
     )
     return redirect(character)
 
@@ -396,7 +424,7 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
         elif data is not None:
             data = {**data, "campaign": campaign.pk}
             if not campaign.is_gm(request.user):
-                data["is_npc"] = False
+                data["is_npc"] = data["revealed"] = False
             serializer = CharacterSerializer(data=data, context={"request": request})
             if serializer.is_valid():
                 try:

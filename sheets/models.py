@@ -166,19 +166,23 @@ def _aptitude_field(label: str) -> models.PositiveSmallIntegerField:
 
 class CharacterQuerySet(models.QuerySet["Character"]):
     def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> CharacterQuerySet:
-        """Characters in the campaigns the user runs or plays in, except those the GM hides in
-        an encounter (NPCs, usually): only the GM and the character's own player may open
-        those sheets, as on the encounter page (combat.access.hidden_ids)."""
+        """Characters in the campaigns the user runs or plays in, less what is the GM's alone
+        (docs/security.md, "Who sees an NPC"): an NPC the GM has not shown to the players, a
+        character hidden in an encounter, and an NPC whose fight copies are hidden (they carry
+        its numbers). The GM sees everything; a player always sees their own characters."""
         if not user.is_authenticated:
             return self.none()
         mine = self.filter(campaign__in=Campaign.objects.for_user(user))
-        secret = (
-            Character.objects.filter(combat_participants__hidden=True)
-            .exclude(campaign__gm=user)
-            .exclude(owner=user)
-            .values("pk")
+        hidden_in_a_fight = Q(
+            pk__in=Character.objects.filter(combat_participants__hidden=True).values("pk")
+        ) | Q(
+            pk__in=Character.objects.filter(
+                Q(copies__combat_participants__hidden=True)
+                | Q(copies__copies__combat_participants__hidden=True)
+            ).values("pk")
         )
-        return mine.exclude(pk__in=secret)
+        secret = Q(is_npc=True, revealed=False) | hidden_in_a_fight
+        return mine.exclude(secret & ~Q(campaign__gm=user) & ~Q(owner=user))
 
     def with_sheet(self) -> CharacterQuerySet:
         """Everything the sheet shows, in a fixed number of queries."""
@@ -195,6 +199,20 @@ class Character(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters"
     )
     is_npc = models.BooleanField("NPC", default=False)
+    revealed = models.BooleanField(
+        "shown to players",
+        default=False,
+        help_text="An NPC's sheet is the GM's alone until the GM shows it to the players.",
+    )
+    copied_from = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="copies",
+        help_text="The NPC this fight copy was made from.",
+    )
 
     name = models.CharField(max_length=120)
     occupation = models.CharField(max_length=120, blank=True)
@@ -369,7 +387,9 @@ class Discipline(models.Model):
     level = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(5)]
     )
-    exp_marks = models.PositiveSmallIntegerField("EXP", default=0)
+    exp_marks = models.PositiveSmallIntegerField(
+        "EXP", default=0, validators=[MaxValueValidator(omg.MAX_EXP_MARKS)]
+    )
     aptitude = models.CharField(
         max_length=3,
         choices=APTITUDE_CHOICES,
@@ -382,6 +402,8 @@ class Discipline(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["character", "name"], name="discipline_unique_name"),
             _range("level", 1, 5, "discipline_level_1_5"),
+            # What the daily rest accepts (rules.omg.DisciplineState): more answered 500.
+            _range("exp_marks", 0, omg.MAX_EXP_MARKS, "discipline_exp_marks_0_1000"),
         ]
 
     def __str__(self) -> str:

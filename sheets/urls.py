@@ -52,6 +52,7 @@ urlpatterns += [
     path(
         "characters/<int:pk>/reserve/", character_views.character_reserve, name="character_reserve"
     ),
+    path("characters/<int:pk>/reveal/", character_views.character_reveal, name="character_reveal"),
     path(
         "characters/<int:pk>/raise/",
         character_views.character_buy_raise,

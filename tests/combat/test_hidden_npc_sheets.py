@@ -38,9 +38,13 @@ def test_it_leaves_a_hidden_npc_off_the_campaign_page_for_players(fight, client_
     assert sheet in client_for(fight.table.gm).get(url).content.decode()
 
 
-def test_it_shows_the_sheet_again_once_the_gm_reveals_the_npc(fight, client_for):
+def test_it_shows_the_sheet_once_the_gm_unhides_the_copy_and_shows_its_sheet(fight, client_for):
     services.update_participant(participant=fight.thug, hidden=False, actor=fight.table.gm)
     url = reverse("sheets:character_detail", args=[fight.thug.character_id])
+    # In plain sight on the tracker, but an NPC's sheet is the GM's until shown on purpose.
+    assert client_for(fight.table.player).get(url).status_code == 404
+    reveal = reverse("sheets:character_reveal", args=[fight.thug.character_id])
+    client_for(fight.table.gm).post(reveal, {"revealed": "1"})
     assert client_for(fight.table.player).get(url).status_code == 200
 
 

@@ -468,6 +468,11 @@ MATRIX: dict[str, Entry] = {
     "sheets:character_print": entry(ysolde, get=Rule(MEMBERS)),
     "sheets:character_export": entry(ysolde, get=Rule(MEMBERS)),
     "sheets:character_rest": entry(ysolde, post=Rule(OWNER_OR_GM)),
+    # The NPC's sheet is the GM's alone (docs/security.md): players get the 404 of a missing id.
+    "sheets:character_reveal": entry(
+        lambda w: {"pk": w.npc.pk},
+        post=Rule(who(player=404, owner=404, gm=OK), body={"revealed": "1"}),
+    ),
     "sheets:character_reserve": entry(
         ysolde, post=Rule(OWNER_OR_GM, body={"mode": "roll", "roll": "50"})
     ),
