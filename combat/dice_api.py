@@ -43,6 +43,7 @@ from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from combat.models import DiceRoll
+from config.throttling import FailOpenThrottleMixin
 from rules import RulesError, odds, ogs, okrpg, omg, ore, sds
 from sheets.models import Campaign
 
@@ -184,7 +185,7 @@ def probability_map(help_text: str) -> serializers.DictField:
 # Shared view behaviour
 
 
-class RulesAnonThrottle(AnonRateThrottle):
+class RulesAnonThrottle(FailOpenThrottleMixin, AnonRateThrottle):
     scope = "rules_anon"
 
     def get_rate(self) -> str | None:
@@ -192,7 +193,7 @@ class RulesAnonThrottle(AnonRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
 
-class RulesUserThrottle(UserRateThrottle):
+class RulesUserThrottle(FailOpenThrottleMixin, UserRateThrottle):
     scope = "rules_user"
 
     def get_rate(self) -> str | None:

@@ -11,24 +11,67 @@ allowance, so a table of players behind one home router can all log in.
 The client address is found exactly as the rules API's throttles find it (DRF's ``get_ident``,
 which honours ``REST_FRAMEWORK["NUM_PROXIES"]`` behind a proxy), and the counters live in the
 default cache, as DRF's do: with several processes, configure a shared cache.
+
+When that cache is down (Redis stopped, unreachable), the login page and the rules API let
+requests through unthrottled rather than fail them all with 500s: a warning is logged, once a
+minute at most, so the outage is seen without flooding the log.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import math
+import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+logger = logging.getLogger(__name__)
+
 SCOPE = "login"
+
+#: What a cache that cannot be reached raises: Redis's errors, and socket errors for others.
+CACHE_ERRORS = (RedisError, OSError)
+CACHE_WARNING_INTERVAL = 60.0  # seconds between two warnings that the cache is down
+_warned_at: float | None = None
+_warn_lock = threading.Lock()
+
+
+def cache_unavailable(exc: Exception) -> None:
+    """Log that the throttles' cache failed, once per CACHE_WARNING_INTERVAL per process."""
+    global _warned_at
+    now = time.monotonic()
+    with _warn_lock:
+        if _warned_at is not None and now - _warned_at < CACHE_WARNING_INTERVAL:
+            return
+        _warned_at = now
+    logger.warning(
+        "The throttle cache is unavailable (%s): login attempts and rules API calls are let "
+        "through unthrottled until it is back.",
+        exc,
+    )
+
+
+class FailOpenThrottleMixin:
+    """For DRF throttles: a request is allowed, not failed, while the cache is down."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            allowed: bool = super().allow_request(request, view)  # type: ignore[misc]
+        except CACHE_ERRORS as exc:
+            cache_unavailable(exc)
+            return True
+        return allowed
 
 
 def login_rate() -> tuple[int | None, int | None]:
@@ -86,7 +129,11 @@ class LoginThrottleMiddleware:
             return self.get_response(request)
         now = time.time()
         buckets = _buckets(request)
-        waits = [w for b in buckets if (w := _hit(b, limit, window, now)) is not None]
+        try:
+            waits = [w for b in buckets if (w := _hit(b, limit, window, now)) is not None]
+        except CACHE_ERRORS as exc:
+            cache_unavailable(exc)
+            return self.get_response(request)
         if waits:
             seconds = max(1, math.ceil(max(waits)))
             response = render(
@@ -96,8 +143,11 @@ class LoginThrottleMiddleware:
             return response
         response = self.get_response(request)
         if response.status_code in (301, 302, 303) and request.user.is_authenticated:
-            for bucket in buckets:
-                _give_back(bucket, window, now)
+            try:
+                for bucket in buckets:
+                    _give_back(bucket, window, now)
+            except CACHE_ERRORS as exc:  # went down meanwhile: the login stands
+                cache_unavailable(exc)
         return response
 
 

@@ -4,11 +4,13 @@ rules API is throttled per caller (combat/dice_api.py)."""
 from __future__ import annotations
 
 import json
+import logging
+import socket
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from tests.factories import PASSWORD, make_user
@@ -132,3 +134,47 @@ def test_it_throttles_logged_in_rules_callers_at_their_own_rate():
     client.force_login(make_user("roller"))
     codes = [rules_post(client).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
+
+
+@pytest.fixture
+def cache_down(monkeypatch: Any) -> Any:
+    """A real Redis cache backend whose server is gone (nothing listens on the port)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # The warning is once per interval and process: start this test with none given yet.
+    monkeypatch.setattr("config.throttling._warned_at", None, raising=False)
+    redis = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{port}/0",
+    }
+    with override_settings(CACHES={"default": redis}):
+        yield
+
+
+def test_it_lets_logins_and_rules_calls_through_while_the_cache_is_down(cache_down, caplog):
+    make_user("alice")
+    with caplog.at_level(logging.WARNING, logger="config.throttling"):
+        assert attempt("alice", PASSWORD).status_code == 302
+        assert [attempt("alice").status_code for _ in range(5)] == [200] * 5
+        assert [rules_post(Client(REMOTE_ADDR="10.7.0.1")).status_code for _ in range(3)] == [
+            200
+        ] * 3
+        client = Client(REMOTE_ADDR="10.7.0.2")
+        client.force_login(make_user("roller"))
+        assert [rules_post(client).status_code for _ in range(4)] == [200] * 4
+    warnings = [r for r in caplog.records if r.name == "config.throttling"]
+    assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    assert warnings[0].levelno == logging.WARNING
+    assert "cache" in warnings[0].getMessage()
+
+
+def test_it_warns_again_about_a_cache_still_down_after_the_interval(cache_down, caplog):
+    import config.throttling as throttling
+
+    with caplog.at_level(logging.WARNING, logger="config.throttling"):
+        attempt("alice")
+        throttling._warned_at -= throttling.CACHE_WARNING_INTERVAL + 1
+        attempt("alice")
+        attempt("alice")
+    assert len([r for r in caplog.records if r.name == "config.throttling"]) == 2
