@@ -48,6 +48,7 @@ __all__ = [
     "CREATION_MAX_RANK",
     "CREATION_POINTS",
     "MAX_APTITUDE",
+    "MAX_EXP_MARKS",
     "MAX_RANK",
     "AptitudeMethod",
     "AptitudeRoll",
@@ -83,6 +84,8 @@ __all__ = [
 
 MAX_APTITUDE = 5
 MAX_RANK = 5
+#: Unspent EXP marks on one discipline that a rest accepts: far more than a session awards.
+MAX_EXP_MARKS = 1_000
 CREATION_POINTS = 7
 CREATION_MAX_RANK = 3
 APTITUDE_RAISE_COST = 3
@@ -561,7 +564,7 @@ class DisciplineState:
 
     def __post_init__(self) -> None:
         dice.require_int("discipline rank", self.rank, 0, MAX_RANK)
-        dice.require_int("EXP", self.exp, 0, 1_000)
+        dice.require_int("EXP", self.exp, 0, MAX_EXP_MARKS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from rules import RulesError
 from sheets import randomness, services
 from sheets.models import Campaign
 
@@ -129,16 +130,23 @@ class CampaignViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         responses={
             200: OpenApiResponse(
                 description="Each character's rest, by name: raised disciplines, ITV, MNA, CHI."
-            )
+            ),
+            400: OpenApiResponse(
+                description="The rules refuse one sheet's stored data (`detail` names it and "
+                "says what): nobody rested."
+            ),
         },
     )
     @action(detail=True, methods=["post"])
     def rest(self, request: Request, pk: str | None = None) -> Response:
-        """The daily rest for every character of the campaign (GM only)."""
-        from sheets.character_api import _rest_payload
+        """The daily rest for every character of the campaign (GM only), all or nothing."""
+        from sheets.character_api import RestRefused, _rest_payload
 
         campaign = self.get_object()
-        results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
+        try:
+            results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
+        except RulesError as exc:
+            raise RestRefused(f"No one rested. {exc}") from exc
         return Response({name: _rest_payload(result) for name, result in results.items()})
 
     @extend_schema(

@@ -407,7 +407,8 @@ def guess_aptitude(discipline: str) -> str:
 
 def daily_rest(*, character: Character, rng: random.Random) -> omg.RestResult:
     """The daily rest on a sheet: EXP marks raise their disciplines (max 5), aptitude raises
-    bought with Fate apply, ITV is rerolled, Mana and Chi refill."""
+    bought with Fate apply, ITV is rerolled, Mana and Chi refill. Raises RulesError, with
+    nothing saved, for stored data the rules refuse (a pending raise of no known aptitude)."""
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)
         disciplines = list(locked.disciplines.select_for_update())
@@ -486,9 +487,18 @@ def reserve_call(
 
 
 def rest_campaign(*, campaign: Campaign, rng: random.Random) -> dict[str, omg.RestResult]:
-    """The GM's daily rest for every character of the campaign, one transaction each (so a
-    character locked by a fight in progress does not hold up the others)."""
-    return {
-        character.name: daily_rest(character=character, rng=rng)
-        for character in campaign.characters.order_by("pk")
-    }
+    """The GM's daily rest for every character of the campaign, all or nothing: one
+    transaction around them all. A day passes for the whole table; with a transaction each,
+    a sheet the rules refuse left the table half rested, and pressing again (once the sheet
+    was fixed) rested the others twice. Sheets are locked in id order, each before its rows,
+    as the combat services lock theirs: a fight's action holding one makes this wait for it,
+    never deadlock with it.
+    Raises RulesError naming the character whose rest the rules refuse; nothing is saved."""
+    results = {}
+    with transaction.atomic():
+        for character in campaign.characters.order_by("pk"):
+            try:
+                results[character.name] = daily_rest(character=character, rng=rng)
+            except RulesError as exc:
+                raise RulesError(f"{character.name}: {exc}") from exc
+    return results

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from rules import RulesError
 from sheets import randomness, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import ApiTokenForm, CampaignForm, JoinForm, SignupForm
@@ -216,7 +217,11 @@ def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
 def campaign_rest(request: HttpRequest, pk: int) -> HttpResponse:
     """The GM's daily rest for every character in the campaign; the changes are listed."""
     campaign = get_campaign_for_user(request, pk, write=True)
-    results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
+    try:
+        results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
+    except RulesError as exc:
+        messages.error(request, f"No one rested. {exc}")
+        return redirect(campaign)
     for name, result in results.items():
         raised = ", ".join(f"{d} {old}→{new}" for d, (old, new) in result.raised.items())
         apts = ", ".join(f"{a} {old}→{new}" for a, (old, new) in result.aptitudes_raised.items())
