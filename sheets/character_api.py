@@ -305,7 +305,9 @@ class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         }
         expected = self.context.get("expected_version")
         with transaction.atomic():
-            locked = Character.objects.select_for_update().get(pk=instance.pk)
+            locked = Character.objects.select_for_update().filter(pk=instance.pk).first()
+            if locked is None:  # deleted by another request since the view read it
+                raise NotFound(DELETED_MEANWHILE)
             if expected is not None and locked.version != expected:
                 raise VersionConflict(locked.version)
             weight, bzf = locked.weight, locked.bzf
@@ -321,6 +323,9 @@ class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             locked.save()
             self._write_rows(locked, rows)
         return Character.objects.with_sheet().get(pk=instance.pk)
+
+
+DELETED_MEANWHILE = "No such character: it was deleted meanwhile."
 
 
 class VersionConflict(Exception):
@@ -543,6 +548,18 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
             return super().create(request, *args, **kwargs)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
+
+    def perform_destroy(self, instance: Character) -> None:
+        if not services.delete_character(character=instance):
+            raise NotFound(DELETED_MEANWHILE)
+
+    def handle_exception(self, exc: Exception) -> Response:
+        # Every write reads the sheet (get_object), then the service locks it again: a DELETE
+        # committed in between leaves the locked read empty. The answer is the one a moment
+        # later would get.
+        if isinstance(exc, Character.DoesNotExist):
+            exc = NotFound(DELETED_MEANWHILE)
+        return super().handle_exception(exc)
 
 
 class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]

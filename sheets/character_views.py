@@ -212,7 +212,7 @@ def character_delete(request: HttpRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk, write=True)
     if request.method == "POST":
         campaign = character.campaign
-        character.delete()
+        services.delete_character(character=character)
         messages.success(request, f"{character.name} was deleted.")
         return redirect(campaign)
     return render(request, "sheets/character_confirm_delete.html", {"character": character})

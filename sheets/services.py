@@ -154,6 +154,19 @@ def create_character(
     return character
 
 
+def delete_character(*, character: Character) -> bool:
+    """Delete a sheet with its rows; False when it is already gone. The sheet is locked first,
+    as every write to it locks it before its rows: deleting the rows first took their locks in
+    the opposite order and deadlocked with a write in progress (which then finishes first, and
+    the rows it added go with the sheet)."""
+    with transaction.atomic():
+        locked = Character.objects.select_for_update().filter(pk=character.pk).first()
+        if locked is None:
+            return False
+        locked.delete()
+    return True
+
+
 def form_errors(form: Any) -> dict[str, list[str]]:
     return {field: [str(e) for e in errors] for field, errors in form.errors.items()}
 
