@@ -1,8 +1,9 @@
 """Login attempts are limited per username and per client address.
 
-Guessing a password means many POSTs to the login page: each one counts, for the username it
-names (however its case is typed) and for the address it comes from, in fixed windows at the
-rate ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["login"]`` (``THROTTLE_LOGIN``, 10/min). Over
+Guessing a password means many POSTs to a login page, the site's or Django admin's: each one
+counts, on the same counters whichever page it was sent to, for the username it names (however
+its case is typed) and for the address it comes from, in fixed windows at the rate
+``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["login"]`` (``THROTTLE_LOGIN``, 10/min). Over
 the limit the answer is 429 with ``Retry-After`` and a page that says how long to wait; the
 password is not even checked. An attempt is counted before the password is checked (so racing
 requests cannot slip past the count) and given back when it logs in: only failures use up the
@@ -12,7 +13,7 @@ The client address is found exactly as the rules API's throttles find it (DRF's 
 which honours ``REST_FRAMEWORK["NUM_PROXIES"]`` behind a proxy), and the counters live in the
 default cache, as DRF's do: with several processes, configure a shared cache.
 
-When that cache is down (Redis stopped, unreachable), the login page and the rules API let
+When that cache is down (Redis stopped, unreachable), the login pages and the rules API let
 requests through unthrottled rather than fail them all with 500s: a warning is logged, once a
 minute at most, so the outage is seen without flooding the log.
 """
@@ -115,14 +116,17 @@ def _give_back(bucket: str, window: int, now: float) -> None:
 
 
 class LoginThrottleMiddleware:
-    """Answers 429 to a POST to the login page once the username or the address is over
-    the limit."""
+    """Answers 429 to a POST to a login page (the site's or the admin's) once the username or
+    the address is over the limit."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method != "POST" or request.path != reverse("login"):
+        if request.method != "POST" or request.path not in (
+            reverse("login"),
+            reverse("admin:login"),
+        ):
             return self.get_response(request)
         limit, window = login_rate()
         if limit is None or window is None:

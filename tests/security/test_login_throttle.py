@@ -112,6 +112,46 @@ def test_it_does_not_throttle_the_login_page_itself():
     assert Client(REMOTE_ADDR="10.0.0.1").get(reverse("login")).status_code == 200
 
 
+def admin_attempt(username: str, guess: str = "wrong", ip: str = "10.0.0.1") -> Any:
+    return Client(REMOTE_ADDR=ip).post(
+        reverse("admin:login"), {"username": username, "password": guess}
+    )
+
+
+def test_it_counts_admin_login_attempts_with_the_login_page_ones():
+    make_user("victim", is_staff=True)
+    assert [attempt("victim", ip=f"10.8.0.{i}").status_code for i in range(3)] == [200] * 3
+    response = admin_attempt("victim", ip="10.8.1.1")
+    assert response.status_code == 429
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert "Too many login attempts" in response.content.decode()
+
+
+def test_it_counts_login_page_attempts_with_the_admin_ones():
+    make_user("victim", is_staff=True)
+    assert [admin_attempt("victim", ip=f"10.9.0.{i}").status_code for i in range(3)] == [200] * 3
+    assert attempt("victim", ip="10.9.1.1").status_code == 429
+
+
+def test_it_throttles_one_address_guessing_many_usernames_on_both_pages():
+    codes = [admin_attempt(f"user{i}", ip="10.10.0.1").status_code for i in range(2)]
+    codes += [attempt("user2", ip="10.10.0.1").status_code]
+    assert codes == [200, 200, 200]
+    assert admin_attempt("user3", ip="10.10.0.1").status_code == 429
+
+
+def test_it_lets_a_correct_admin_login_through_under_the_limit():
+    make_user("boss", is_staff=True, is_superuser=True)
+    assert [admin_attempt("boss", ip="10.11.0.1").status_code for _ in range(2)] == [200, 200]
+    client = Client(REMOTE_ADDR="10.11.0.1")
+    response = client.post(reverse("admin:login"), {"username": "boss", "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get(reverse("admin:index")).status_code == 200
+    # The success was given back: the two failures leave one more try.
+    assert admin_attempt("boss", ip="10.11.0.2").status_code == 200
+    assert admin_attempt("boss", ip="10.11.0.3").status_code == 429
+
+
 def rules_post(client: Client) -> Any:
     return client.post(
         "/api/rules/omg/check/",
