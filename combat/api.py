@@ -526,7 +526,9 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         description="Add campaign characters, or `count` copies of an NPC (each its own "
         "sheet with its own wounds, armor and weapons). GM only.",
     )
-    @action(detail=True, methods=["get", "post"])
+    # The whole list, never a page (a fight has a few dozen participants at most): documented
+    # as the array it is.
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def participants(self, request: Request, pk: str) -> Response:
         if request.method == "GET":
             encounter = self._encounter()
@@ -643,7 +645,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         ps = {p.pk: p for p in encounter.participants.select_related("character")}
         attacker, target = ps.get(data["attacker"]), ps.get(data["target"])
         if attacker is None or target is None:
-            raise serializers.ValidationError("Attacker and target must be in this encounter.")
+            pairs = (("attacker", attacker), ("target", target))
+            raise serializers.ValidationError(
+                {name: ["Not a participant of this encounter."] for name, p in pairs if p is None}
+            )
         attacker.encounter = target.encounter = encounter
         if not attacker.is_controlled_by(request.user):
             raise DRFPermissionDenied("You can only act for your own characters.")
@@ -678,9 +683,14 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         parameters=[
             OpenApiParameter("after", int, description="Only entries with a larger id (catch up).")
         ],
-        responses={200: LogEntrySerializer(many=True), 400: None, 404: None},
+        responses={
+            200: LogEntrySerializer(many=True),
+            400: OpenApiResponse(description="`after` is not an entry id."),
+            404: None,
+        },
     )
-    @action(detail=True, methods=["get"])
+    # At most 500 entries after `after`, never a page: documented as the array it is.
+    @action(detail=True, methods=["get"], pagination_class=None)
     def events(self, request: Request, pk: str) -> Response:
         """The combat log, oldest first, as this viewer may read it (at most 500)."""
         encounter = self._encounter()

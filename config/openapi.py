@@ -5,9 +5,11 @@ framework around them are added here, once, to every operation they apply to:
 
 * 401 / 403 / 404 on the authenticated endpoints (no credentials; may see but not change, or a
   missing CSRF token on a session write; not yours to see or not there);
-* 400 on every write (a bad body, or a malformed ``Idempotency-Key``);
+* 400 on every write (a bad body, or a malformed ``Idempotency-Key``), and on every read with
+  query parameters (``limit`` out of range, an id that is no number);
 * the ``Idempotency-Key`` header with its 409 (first request still running) and 422 (key
-  reused for another request) on every POST, PUT, PATCH and DELETE (config/idempotency.py).
+  reused for another request) on every POST, PUT, PATCH and DELETE (config/idempotency.py);
+* the JSON body of every 4xx answer (``ApiError``), also where a view documents only why.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ IDEMPOTENCY_PARAMETER = {
 
 COMMON = {
     "400": "Bad input: each field at fault with its messages, or a malformed Idempotency-Key.",
+    "400 query": "A query parameter that is not what it documents, named with its messages.",
     "401": "No credentials, or an invalid or revoked token.",
     "403": "You may see this but not change it (or a session write without its CSRF token).",
     "404": "No such object, or not one you may see.",
@@ -53,15 +56,16 @@ COMMON = {
 }
 
 
-def _add(responses: dict[str, Any], code: str) -> None:
+def _add(responses: dict[str, Any], code: str, why: str | None = None) -> None:
+    why = why or COMMON[code]
     if code in responses:
         existing = responses[code]
-        if COMMON[code] not in existing.get("description", ""):
-            existing["description"] = f"{existing.get('description', '')} Or: {COMMON[code]}"
+        if why not in existing.get("description", ""):
+            existing["description"] = f"{existing.get('description', '')} Or: {why}"
         existing.setdefault("content", {"application/json": {"schema": _REF}})
         return
     responses[code] = {
-        "description": COMMON[code],
+        "description": why,
         "content": {"application/json": {"schema": _REF}},
     }
 
@@ -88,8 +92,13 @@ def document_common_responses(
                 params = operation.setdefault("parameters", [])
                 if not any(p.get("name") == HEADER for p in params):
                     params.append(dict(IDEMPOTENCY_PARAMETER))
+            elif any(p.get("in") == "query" for p in operation.get("parameters", [])):
+                _add(responses, "400", COMMON["400 query"])
             for code in codes:
                 _add(responses, code)
+            for code, response in responses.items():
+                if code.startswith("4"):
+                    response.setdefault("content", {"application/json": {"schema": _REF}})
             operation["responses"] = dict(sorted(responses.items()))
     return result
 

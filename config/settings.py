@@ -79,6 +79,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Inside the security headers' middleware, so its JSON 404s carry them too.
+    "config.api_errors.JsonNotFoundMiddleware",
     # After authentication (they need request.user); see docs/security.md.
     "config.throttling.LoginThrottleMiddleware",
     "config.idempotency.IdempotencyMiddleware",

@@ -1,0 +1,107 @@
+"""What schemathesis found the API answering otherwise than its schema says: lists documented as
+pages, a 400 that was a bare list, HTML 404s under /api/, 4xx answers without a documented body.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+
+from combat import services as combat
+from tests.combat.conftest import make_thug, make_ysolde
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fight(table):
+    ysolde = make_ysolde(table.campaign, table.player)
+    thug = make_thug(table.campaign, table.gm)
+    encounter, _ = combat.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    combat.add_participants(encounter=encounter, characters=[ysolde, thug], actor=table.gm)
+    combat.start_encounter(encounter=encounter, actor=table.gm)
+    return encounter
+
+
+def _schema() -> dict[str, Any]:
+    raw = SchemaGenerator().get_schema(request=None, public=True)
+    return dict(json.loads(json.dumps(raw, default=str)))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/characters/abc/",
+        "/api/characters/abc/disciplines/",
+        "/api/attacks/2.5e-251/",
+        "/api/encounters/1/nothing-here/",
+        "/api/nothing-here/",
+        "/api/",
+    ],
+)
+def test_it_answers_a_path_no_route_matches_under_api_with_a_json_404(table, api_for, path):
+    for method in ("get", "delete"):
+        response = getattr(api_for(table.gm), method)(path)
+        assert response.status_code == 404, (method, path)
+        assert response["Content-Type"] == "application/json"
+        assert response.json() == {"detail": "Not found."}
+
+
+def test_it_answers_a_json_404_in_debug_too(table, api_for, settings):
+    settings.DEBUG = True  # Django's technical 404 page instead of its plain one
+    response = api_for(table.gm).get("/api/attacks/2.5e-251/")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found."}
+
+
+def test_it_still_answers_html_404_outside_the_api(client_for, table):
+    response = client_for(table.gm).get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("action", ["events", "participants"])
+def test_the_encounter_lists_are_arrays_as_documented(fight, table, api_for, action):
+    response = api_for(table.gm).get(f"/api/encounters/{fight.pk}/{action}/")
+    assert response.status_code == 200
+    assert isinstance(response.json(), list)
+    operation = _schema()["paths"][f"/api/encounters/{{id}}/{action}/"]["get"]
+    body = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    assert body["type"] == "array"
+    assert not {"limit", "offset"} & {p["name"] for p in operation["parameters"]}
+
+
+def test_the_attacks_endpoint_names_the_field_at_fault(fight, table, api_for):
+    attacker = fight.participants.order_by("pk").first()
+    response = api_for(table.gm).post(
+        f"/api/encounters/{fight.pk}/attacks/",
+        {"attacker": attacker.pk, "target": 10**9, "action": "fast"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {"target": ["Not a participant of this encounter."]}
+
+
+def test_every_documented_error_has_a_json_body():
+    missing = [
+        f"{method.upper()} {path} {code}"
+        for path, operations in _schema()["paths"].items()
+        for method, operation in operations.items()
+        for code, response in operation.get("responses", {}).items()
+        if code.startswith("4") and "application/json" not in response.get("content", {})
+    ]
+    assert missing == []
+
+
+def test_every_list_with_query_parameters_documents_its_400():
+    missing = [
+        f"GET {path}"
+        for path, operations in _schema()["paths"].items()
+        if (get := operations.get("get"))
+        and any(p["in"] == "query" for p in get.get("parameters", []))
+        and "400" not in get["responses"]
+    ]
+    assert missing == []
