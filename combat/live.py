@@ -38,6 +38,7 @@ from combat import events
 from combat.access import get_encounter, hidden_ids
 from combat.models import CombatLogEntry, Encounter
 from config.ids import parse_id
+from config.throttling import CACHE_ERRORS, cache_unavailable
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -193,18 +194,34 @@ def _presence_key(encounter_id: int, user_id: int) -> str:
     return f"presence:{encounter_id}:{user_id}"
 
 
+# Presence is a nicety for the GM: with the cache down (Redis restarting), streams and pages
+# carry on and the GM sees nobody as connected until it is back (docs/deploy.md).
+
+
 def mark_present(encounter_id: int, user_id: int) -> None:
-    cache.set(_presence_key(encounter_id, user_id), timezone.now().isoformat(), PRESENCE_SECONDS)
+    try:
+        cache.set(
+            _presence_key(encounter_id, user_id), timezone.now().isoformat(), PRESENCE_SECONDS
+        )
+    except CACHE_ERRORS as exc:
+        cache_unavailable(exc)
 
 
 def mark_absent(encounter_id: int, user_id: int) -> None:
-    cache.delete(_presence_key(encounter_id, user_id))
+    try:
+        cache.delete(_presence_key(encounter_id, user_id))
+    except CACHE_ERRORS as exc:
+        cache_unavailable(exc)
 
 
 def present_users(encounter: Encounter, user_ids: list[int]) -> set[int]:
     """Which of ``user_ids`` have an open stream on the encounter (any process, when the cache
-    is shared: Redis in a deployment)."""
-    found = cache.get_many([_presence_key(encounter.pk, uid) for uid in user_ids])
+    is shared: Redis in a deployment). Nobody, while the cache cannot be reached."""
+    try:
+        found = cache.get_many([_presence_key(encounter.pk, uid) for uid in user_ids])
+    except CACHE_ERRORS as exc:
+        cache_unavailable(exc)
+        return set()
     return {uid for uid in user_ids if _presence_key(encounter.pk, uid) in found}
 
 

@@ -49,7 +49,8 @@ _warn_lock = threading.Lock()
 
 
 def cache_unavailable(exc: Exception) -> None:
-    """Log that the throttles' cache failed, once per CACHE_WARNING_INTERVAL per process."""
+    """Log that the cache failed, once per CACHE_WARNING_INTERVAL per process (throttles and
+    the encounter page's presence list both carry on without it)."""
     global _warned_at
     now = time.monotonic()
     with _warn_lock:
@@ -57,8 +58,8 @@ def cache_unavailable(exc: Exception) -> None:
             return
         _warned_at = now
     logger.warning(
-        "The throttle cache is unavailable (%s): login attempts and rules API calls are let "
-        "through unthrottled until it is back.",
+        "The cache is unavailable (%s): login attempts and rules API calls are let through "
+        "unthrottled, and the GM sees no player as connected, until it is back.",
         exc,
     )
 

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from tests.factories import make_campaign, make_user
@@ -56,3 +57,19 @@ def api_for():
         return client
 
     return make
+
+
+@pytest.fixture
+def cache_down(monkeypatch: Any) -> Any:
+    """A real Redis cache backend whose server is gone (nothing listens on the port)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # The warning is once per interval and process: start this test with none given yet.
+    monkeypatch.setattr("config.throttling._warned_at", None, raising=False)
+    redis = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{port}/0",
+    }
+    with override_settings(CACHES={"default": redis}):
+        yield

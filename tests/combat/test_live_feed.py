@@ -269,3 +269,15 @@ def test_the_presence_panel_is_the_gms_alone(fight):
     assert presence_panel(fight.encounter, fight.table.player) is None
     live.mark_absent(fight.encounter.pk, fight.table.player.pk)
     assert "away" in (presence_panel(fight.encounter, fight.table.gm) or "")
+
+
+def test_it_serves_the_gms_page_and_streams_while_the_cache_is_down(fight, client_for, cache_down):
+    """Presence lives in the cache (Redis in a deployment): while it is down, the GM's page
+    answers and lists nobody as connected, and a stream can still mark its viewer present."""
+    from combat import live
+
+    live.mark_present(fight.encounter.pk, fight.table.player.pk)
+    live.mark_absent(fight.encounter.pk, fight.table.player.pk)
+    assert live.present_users(fight.encounter, [fight.table.player.pk]) == set()
+    page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url())
+    assert page.status_code == 200

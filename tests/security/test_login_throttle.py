@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import reverse
 
 from tests.factories import PASSWORD, make_user
@@ -174,22 +173,6 @@ def test_it_throttles_logged_in_rules_callers_at_their_own_rate():
     client.force_login(make_user("roller"))
     codes = [rules_post(client).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
-
-
-@pytest.fixture
-def cache_down(monkeypatch: Any) -> Any:
-    """A real Redis cache backend whose server is gone (nothing listens on the port)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    # The warning is once per interval and process: start this test with none given yet.
-    monkeypatch.setattr("config.throttling._warned_at", None, raising=False)
-    redis = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": f"redis://127.0.0.1:{port}/0",
-    }
-    with override_settings(CACHES={"default": redis}):
-        yield
 
 
 def test_it_lets_logins_and_rules_calls_through_while_the_cache_is_down(cache_down, caplog):
