@@ -53,6 +53,18 @@ class ZoneRow:
     over: int  # wounds beyond BZF (each one cost a point of Vitality)
     fraction: float  # wounds / BZF, for the body diagram's shading (capped at 1)
 
+    @property
+    def severity(self) -> str:
+        """The body diagram's tint: unhurt, light (under half the BZF), heavy (half or more),
+        full (at BZF: the next wound costs Vitality) or over (past BZF)."""
+        if self.over:
+            return "over"
+        if self.fraction >= 1:
+            return "full"
+        if self.fraction >= 0.5:
+            return "heavy"
+        return "light" if self.zone.wounds else "unhurt"
+
 
 @dataclass(frozen=True)
 class SheetNumbers:

@@ -103,6 +103,33 @@
     }
   });
 
+  // Sheet panels open as they were left, per browser: a player who keeps "Disciplines" open
+  // finds it open next time. A panel the server opened (a reserve call) stays open.
+  var PANELS_KEY = "omg-open-panels";
+  function openPanels() {
+    try {
+      return JSON.parse(window.localStorage.getItem(PANELS_KEY) || "[]");
+    } catch (e) {
+      return [];
+    }
+  }
+  document.querySelectorAll("details.panel[id]").forEach(function (panel) {
+    if (openPanels().indexOf(panel.id) !== -1) {
+      panel.open = true;
+    }
+    panel.addEventListener("toggle", function () {
+      var ids = openPanels().filter(function (id) { return id !== panel.id; });
+      if (panel.open) {
+        ids.push(panel.id);
+      }
+      try {
+        window.localStorage.setItem(PANELS_KEY, JSON.stringify(ids));
+      } catch (e) {
+        // Not remembered; the panel still opens.
+      }
+    });
+  });
+
   // htmx-driven forms with data-confirm also ask.
   document.addEventListener("htmx:confirm", function (event) {
     var message = event.detail.elt.getAttribute("data-confirm");

@@ -64,6 +64,8 @@ def test_a_player_creates_a_character_and_sees_pro_change_live(live_server, brow
 
     # Change Speed: the dodge DIF and the aptitude's PRO follow, with no page load.
     page.evaluate("window.__sameDocument = true")
+    # The sheet reads first: aptitudes are edited in their own panel, opened on purpose.
+    page.get_by_text("Aptitudes and composites").click()
     speed = page.locator("#f-character-0-spd-value")
     speed.fill("4")
     speed.dispatch_event("change")
@@ -79,9 +81,13 @@ def test_a_player_creates_a_character_and_sees_pro_change_live(live_server, brow
     character.refresh_from_db()
     assert character.spd == 4
 
-    # Clicking the chest on the body diagram adds a wound.
-    page.locator('g[data-zone="chest"]').click()
+    # Tapping the chest on the body diagram leads to its buttons; "+" adds a wound, which
+    # shows on the diagram and in the Vitality summary's zone list.
+    page.locator('a[data-zone="chest"]').click()
+    expect(page.locator(".zone-control:target")).to_contain_text(re.compile("chest", re.I))
+    page.get_by_role("button", name="Add a wound to chest").click()
     expect(page.get_by_test_id("wounds-chest")).to_have_text("1")
+    expect(page.locator('a[data-zone="chest"] text')).to_have_text("1")
     # Expected noise: the 422 of the bad value, and htmx reporting the wizard's superseded
     # checks (hx-sync="this:replace" aborts them) as errors.
     unexpected = [e for e in errors if "422" not in e and not e.startswith("htmx:")]
@@ -97,6 +103,9 @@ def test_the_sheet_never_scrolls_sideways_as_a_whole(live_server, browser: Brows
     log_in(page, live_server.url, "pat")
     page.goto(f"{live_server.url}{character.get_absolute_url()}")
     expect(page.get_by_role("heading", name="Armor zones and wounds")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # Every panel open, every table drawn: still no sideways scrolling.
+    page.evaluate("document.querySelectorAll('details:not(.dropdown)').forEach(d => { d.open = true; })")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 

@@ -69,12 +69,13 @@ def test_a_double_clicked_plain_form_posts_once(live_server, browser: Browser, s
     page = log_in(browser, live_server.url, "gm")
     page.goto(f"{live_server.url}/characters/{character.pk}/")
     version = Character.objects.get(pk=character.pk).version
+    page.get_by_text("Rest, Fate and reserve roll").click()
     page.get_by_label("Reserve roll (d100, empty: the server rolls)").fill("42")
     double_click(page, page.get_by_role("button", name="Store as RSV"))
     expect(page.get_by_text("RSV is now 42.")).to_be_visible()
     page.wait_for_timeout(600)
     assert Character.objects.get(pk=character.pk).version == version + 1
-    # The page that came back works again.
+    # The page that came back works again (and keeps the panel open that was open).
     page.get_by_label("Reserve roll (d100, empty: the server rolls)").fill("43")
     page.get_by_role("button", name="Store as RSV").click()
     expect(page.get_by_text("RSV is now 43.")).to_be_visible()

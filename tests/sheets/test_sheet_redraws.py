@@ -117,12 +117,12 @@ class TestZonesFollowTheBzf:
         response = edit(client_for(hero.owner), hero, field, value, original, **HTMX)
         assert response.status_code == 200
         assert '<div id="zones" class="zones" hx-swap-oob="true">' in response.text
-        assert 'data-testid="wounds-chest">14</span> / 20' in response.text
-        assert "(2 over)" not in response.text  # 14 wounds were over BZF 12, not over 20
+        assert 'data-testid="wounds-chest">14</span><span class="muted">/20</span>' in response.text
+        assert "+2 over" not in response.text  # 14 wounds were over BZF 12, not over 20
         # The body diagram comes inside the zones, once, not also out of band on its own.
         assert response.text.count('id="body-diagram"') == 1
         assert '<figure id="body-diagram" class="body-diagram">' in response.text
-        assert "chest: <strong>14</strong>/20" in response.text
+        assert "chest: 14 wounds of BZF 20" in response.text
 
     def test_other_edits_redraw_only_the_body_diagram(self, hero, client_for):
         response = edit(client_for(hero.owner), hero, "name", "Ysolde Varr", "Ysolde", **HTMX)
