@@ -68,6 +68,9 @@ def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -
     }
 
 
+DEFENSE_NAMES = tuple(m.value for m in omg.DefenseMode)
+
+
 def encounter_context(
     request: HttpRequest, encounter: Encounter, *, attacker_pk: int | None = None, **extra: Any
 ) -> dict[str, Any]:
@@ -117,6 +120,11 @@ def encounter_context(
         d.can_cancel = d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
         # A player's own character under attack: shown first, with the defense choices.
         d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]
+        # Each defense button carries its DIF (None when the GM hides the defender's side).
+        d.defense_buttons = [  # type: ignore[attr-defined]
+            (mode, ((d.odds or {}).get(mode) or {}).get("dif"))  # type: ignore[attr-defined]
+            for mode in DEFENSE_NAMES
+        ]
     log = list(encounter.log.order_by("-seq")[:LOG_LENGTH])
     for entry in log:
         entry.view_text = entry.text_for(user, hidden)  # type: ignore[attr-defined]

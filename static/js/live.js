@@ -99,6 +99,32 @@
     }
   });
 
+  // A new attack on one of my characters: the phone buzzes once for it (where the browser
+  // can), on top of the defense panel that slides in at the bottom of the screen.
+  var announced = {};
+  slot.querySelectorAll("[data-incoming]").forEach(function (el) {
+    announced[el.getAttribute("data-incoming")] = true;
+  });
+  function announceIncoming() {
+    var fresh = false;
+    slot.querySelectorAll("[data-incoming]").forEach(function (el) {
+      var id = el.getAttribute("data-incoming");
+      if (!announced[id]) {
+        announced[id] = true;
+        fresh = true;
+      }
+    });
+    if (fresh && navigator.vibrate) {
+      try {
+        navigator.vibrate([120, 60, 120]);
+      } catch (e) {
+        // Some browsers refuse without a recent tap; the panel is there all the same.
+      }
+    }
+  }
+  slot.addEventListener("htmx:afterSettle", announceIncoming);
+  live.addEventListener("htmx:sseMessage", announceIncoming);
+
   // Typing marks the form; the mark goes with the form when the tracker is redrawn.
   slot.addEventListener("input", function (event) {
     var form = event.target.closest && event.target.closest("form");

@@ -80,7 +80,7 @@ def test_it_shows_a_player_their_own_numbers_against_a_hidden_npc(fight, client_
     url = fight.encounter.get_absolute_url()
     _ysolde_attacks_thug(fight)
     page = client_for(fight.table.player).get(url).content.decode()
-    assert "90v?" in page and "odds hidden by the GM" in page
+    assert "90v?" in page and "hidden by the GM" in page
     assert "90v20" not in page
     assert "90v20" in client_for(fight.table.gm).get(url).content.decode()
     fight.encounter.declarations.update(status="cancelled")
