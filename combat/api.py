@@ -19,6 +19,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_field,
+    extend_schema_view,
 )
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -37,7 +38,8 @@ from combat.models import (
     Encounter,
     Participant,
 )
-from config.ids import parse_id
+from config import fields
+from config.ids import ID_SCHEMA, parse_id
 from rules import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon
 from sheets.numbers import aptitudes_of
@@ -244,8 +246,8 @@ class LogEntrySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return {k: v for k, v in obj.payload.items() if k not in ("text", "public_text")}
 
 
-class EncounterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
-    campaign = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+class EncounterSerializer(fields.StrictModelSerializer):
+    campaign = fields.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
     is_gm = serializers.SerializerMethodField()
 
     class Meta:
@@ -335,15 +337,15 @@ def _open_attacks(encounter: Encounter) -> list[Declaration]:
 
 class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-arg]
     characters = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=fields.IntegerField(min_value=1),
         required=False,
         help_text="Campaign characters to add as they are (player characters, NPCs).",
     )
-    npc = serializers.IntegerField(
+    npc = fields.IntegerField(
         required=False, min_value=1, help_text="An NPC to add as `count` separate copies."
     )
-    count = serializers.IntegerField(required=False, min_value=1, max_value=services.MAX_COPIES)
-    hidden = serializers.BooleanField(default=False, help_text="Hide the NPCs' numbers.")
+    count = fields.IntegerField(required=False, min_value=1, max_value=services.MAX_COPIES)
+    hidden = fields.BooleanField(default=False, help_text="Hide the NPCs' numbers.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if bool(attrs.get("characters")) == bool(attrs.get("npc")):
@@ -352,32 +354,32 @@ class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-ar
 
 
 class ParticipantUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    hidden = serializers.BooleanField(required=False)
-    on_alert = serializers.BooleanField(required=False)
-    gm_order = serializers.IntegerField(required=False, min_value=0, max_value=1000)
-    itv = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    hidden = fields.BooleanField(required=False)
+    on_alert = fields.BooleanField(required=False)
+    gm_order = fields.IntegerField(required=False, min_value=0, max_value=1000)
+    itv = fields.IntegerField(required=False, min_value=0, max_value=100)
     state = serializers.ChoiceField(choices=Participant.State.choices, required=False)
-    clear_conditions = serializers.BooleanField(default=False)
+    clear_conditions = fields.BooleanField(default=False)
 
 
 class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    include_skipped = serializers.BooleanField(
+    include_skipped = fields.BooleanField(
         default=False, help_text="Do not skip the down, unconscious or busy."
     )
-    round = serializers.IntegerField(
+    round = fields.IntegerField(
         required=False,
         min_value=0,
         max_value=10_000,
         help_text="The round you saw. With `turn`: if the fight has moved on since (a "
         "double click, another screen), the answer is 409 and nothing changes.",
     )
-    turn = serializers.IntegerField(
+    turn = fields.IntegerField(
         required=False,
         allow_null=True,
         min_value=1,
         help_text="The participant whose turn you saw (null: nobody's); sent with `round`.",
     )
-    countering = serializers.BooleanField(
+    countering = fields.BooleanField(
         required=False,
         help_text="Whether you saw the round's end held for counterattacks (optional).",
     )
@@ -395,16 +397,16 @@ class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    attacker = serializers.IntegerField(help_text="Participant id.")
-    target = serializers.IntegerField(help_text="Participant id.")
-    zone = serializers.IntegerField(
+    attacker = fields.IntegerField(help_text="Participant id.")
+    target = fields.IntegerField(help_text="Participant id.")
+    zone = fields.IntegerField(
         required=False, allow_null=True, help_text="Body zone id of the target's character."
     )
-    weapon = serializers.IntegerField(
+    weapon = fields.IntegerField(
         required=False, allow_null=True, help_text="Weapon id; null: unarmed or improvised."
     )
     action = serializers.ChoiceField(choices=[*STRIKE_MODES, *MANEUVERS])
-    counterattack = serializers.BooleanField(default=False)
+    counterattack = fields.BooleanField(default=False)
 
 
 class DefenseSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -412,7 +414,7 @@ class DefenseSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class RollSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    roll = serializers.IntegerField(
+    roll = fields.IntegerField(
         required=False,
         allow_null=True,
         min_value=1,
@@ -423,15 +425,15 @@ class RollSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 class FateSerializer(RollSerializer):
     action = serializers.ChoiceField(choices=[a.value for a in omg.FateAction])
-    spender = serializers.IntegerField(
+    spender = fields.IntegerField(
         required=False,
         help_text="Participant whose Fate is spent (yours); default: your only one.",
     )
 
 
 class AdjustSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    zone = serializers.IntegerField(help_text="Body zone id.")
-    amount = serializers.IntegerField(
+    zone = fields.IntegerField(help_text="Body zone id.")
+    amount = fields.IntegerField(
         min_value=-1000, max_value=1000, help_text="Wounds to add; negative heals."
     )
 
@@ -461,6 +463,15 @@ class IsGMOrReadOnly(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or obj.campaign.is_gm(request.user)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "campaign", ID_SCHEMA, description="Only the encounters of this campaign."
+            )
+        ]
+    )
+)
 class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
     """Encounters of my campaigns; the GM creates, renames and deletes them and runs the
     fight. `?campaign=ID` filters the list."""
@@ -681,7 +692,9 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Only entries with a larger id (catch up).")
+            OpenApiParameter(
+                "after", ID_SCHEMA, description="Only entries with a larger id (catch up)."
+            )
         ],
         responses={
             200: LogEntrySerializer(many=True),

@@ -43,6 +43,7 @@ from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from combat.models import DiceRoll
+from config import fields
 from config.throttling import FailOpenThrottleMixin
 from rules import RulesError, odds, ogs, okrpg, omg, ore, sds
 from sheets.models import Campaign
@@ -248,6 +249,14 @@ class RulesView(APIView):
 
     def parse(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:  # type: ignore[type-arg]
         data = self.request.query_params if self.request.method == "GET" else self.request.data
+        if isinstance(data, QueryDict):
+            # DRF reads "?tide=" as a parameter left out (its default); the schema documents
+            # a value, so an empty one is refused like any other it does not allow.
+            blank = [name for name, values in data.lists() if "" in values]
+            if blank:
+                raise exceptions.ValidationError(
+                    {name: ["Give a value, or leave the parameter out."] for name in blank}
+                )
         serializer = serializer_class(data=data)
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
@@ -290,7 +299,7 @@ def campaign_field() -> WholeNumberField:
 
 
 def note_field() -> serializers.CharField:
-    return serializers.CharField(
+    return fields.CharField(
         max_length=80,
         required=False,
         allow_blank=True,
@@ -1388,13 +1397,33 @@ class OreSetCountOddsWithExactSerializer(OreSetCountOddsSerializer):
     exact = exact_twin(OreSetCountOddsSerializer)
 
 
+# drf-spectacular 0.30 documents a list of nullable serializers as a list of plain ones (the
+# ``$ref`` leaves ``nullable`` out): the null entries broke the documented schema.
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "nullable": True,
+            "properties": {
+                "width": {"type": "integer", "description": "How many dice match."},
+                "height": {"type": "integer", "description": "The face they show."},
+            },
+            "required": ["height", "width"],
+        },
+    }
+)
+class _AssignedSetsField(serializers.ListField):  # type: ignore[type-arg]
+    pass
+
+
 class OreMultipleSerializer(serializers.Serializer):  # type: ignore[type-arg]
     actions = serializers.IntegerField()
     penalty = serializers.IntegerField(
         help_text="Penalty dice on the pool, the charge for extra actions included."
     )
     roll = OreReadingSerializer()
-    assigned = serializers.ListField(
+    assigned = _AssignedSetsField(
         child=OreSetSerializer(allow_null=True),
         help_text="One entry per action, best set first; null where no set was left for it.",
     )
@@ -1871,7 +1900,7 @@ class OkrpgDamageView(RulesView):
 
 
 class OkrpgCombatantSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    name = serializers.CharField(max_length=80)
+    name = fields.CharField(max_length=80)
     successes = WholeNumberField(min_value=0, max_value=100, help_text="Initiative successes.")
     carry = WholeNumberField(
         min_value=-100, max_value=3, default=0, help_text="Points carried from last round."

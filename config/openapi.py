@@ -34,7 +34,8 @@ IDEMPOTENCY_PARAMETER = {
     "name": HEADER,
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+    # Printable ASCII, as config/idempotency.py checks it.
+    "schema": {"type": "string", "pattern": f"^[ -~]{{1,{MAX_KEY_LENGTH}}}$"},
     "description": (
         "Any unique string (a UUID) naming this request, so that it can be retried safely. "
         "Sent again with the same method, path and body within "

@@ -13,6 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config import fields
 from rules import RulesError
 from sheets import randomness, services
 from sheets.models import Campaign
@@ -23,7 +24,7 @@ class PlayerSerializer(serializers.Serializer):  # type: ignore[type-arg]
     username = serializers.CharField(read_only=True)
 
 
-class CampaignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class CampaignSerializer(fields.StrictModelSerializer):
     gm = serializers.CharField(source="gm.username", read_only=True)
     is_gm = serializers.SerializerMethodField()
     players = serializers.SerializerMethodField()
@@ -63,11 +64,11 @@ class CampaignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 
 class JoinSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    code = serializers.CharField(max_length=32)
+    code = fields.CharField(max_length=32)
 
 
 class RemovePlayerSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    user_id = serializers.IntegerField(min_value=1)
+    user_id = fields.IntegerField(min_value=1)
 
 
 class IsCampaignGMOrReadOnly(permissions.BasePermission):

@@ -22,7 +22,8 @@ from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.ids import parse_id
+from config import fields
+from config.ids import ID_SCHEMA, parse_id
 from rules import RulesError
 from rules.omg_data import APTITUDE_CHOICES
 from sheets import randomness, services
@@ -30,13 +31,13 @@ from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.numbers import SheetNumbers, sheet_numbers
 
 
-class DisciplineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class DisciplineSerializer(fields.StrictModelSerializer):
     class Meta:
         model = Discipline
         fields = ["id", "name", "source", "level", "exp_marks", "aptitude"]
 
 
-class WeaponSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class WeaponSerializer(fields.StrictModelSerializer):
     class Meta:
         model = Weapon
         fields = ["id", "name", "category", "dmg", "dmg_max", "bonus"]
@@ -47,7 +48,7 @@ class WeaponSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return attrs
 
 
-class BodyZoneSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class BodyZoneSerializer(fields.StrictModelSerializer):
     class Meta:
         model = BodyZone
         fields = [
@@ -114,8 +115,8 @@ def _object(description: str) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": True, "description": description}
 
 
-class CharacterSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
-    campaign = serializers.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+class CharacterSerializer(fields.StrictModelSerializer):
+    campaign = fields.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
     owner = serializers.CharField(source="owner.username", read_only=True)
     disciplines = DisciplineSerializer(many=True, required=False)
     weapons = WeaponSerializer(many=True, required=False)
@@ -361,13 +362,13 @@ class RaiseSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class ReserveRollSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    roll = serializers.IntegerField(
+    roll = fields.IntegerField(
         min_value=1, max_value=100, required=False, help_text="A physical d100 (100 for 00)."
     )
 
 
 class ReserveCallSerializer(ReserveRollSerializer):
-    keep_reserve = serializers.BooleanField(
+    keep_reserve = fields.BooleanField(
         help_text="true: use the RSV on the sheet and store the new roll as RSV."
     )
 
@@ -483,7 +484,9 @@ _CONFLICT = OpenApiResponse(description="The sheet changed since the `version` y
 @extend_schema_view(
     list=extend_schema(
         parameters=[
-            OpenApiParameter("campaign", int, description="Only the characters of this campaign.")
+            OpenApiParameter(
+                "campaign", ID_SCHEMA, description="Only the characters of this campaign."
+            )
         ],
         responses={
             200: CharacterSerializer(many=True),

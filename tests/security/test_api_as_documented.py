@@ -105,3 +105,80 @@ def test_every_list_with_query_parameters_documents_its_400():
         and "400" not in get["responses"]
     ]
     assert missing == []
+
+
+# --- Found by the fuzz test (tests/security/test_schema_fuzz.py) ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/campaigns/", {"name": "Keep", "description": 0}, "description"),
+        ("/api/campaigns/", {"name": 7}, "name"),
+        ("/api/campaigns/join/", {"code": 12345678}, "code"),
+        ("/api/encounters/", {"campaign": "CAMPAIGN", "name": "Ambush"}, "campaign"),
+        ("/api/encounters/", {"campaign": True, "name": "Ambush"}, "campaign"),
+        ("/api/rules/omg/check/", {"pro": 70, "dif": 20, "roll": 43, "note": 0}, "note"),
+    ],
+)
+def test_it_refuses_a_body_value_of_another_json_type(table, api_for, path, body, field):
+    """DRF's fields took 7 for a string ("7") and "7" or true for an integer; the schema
+    says which JSON type each field is, and the API now takes that type only."""
+    body = {k: str(table.campaign.pk) if v == "CAMPAIGN" else v for k, v in body.items()}
+    response = api_for(table.gm).post(path, body, format="json")
+    assert response.status_code == 400, response.content
+    assert field in response.json()
+
+
+def test_the_sheet_and_fight_endpoints_take_json_types_only(fight, table, api_for):
+    api = api_for(table.gm)
+    ysolde = fight.participants.get(character__is_npc=False)
+    refused = [
+        api.patch(f"/api/characters/{ysolde.character_id}/", {"fate": "3"}, format="json"),
+        api.patch(f"/api/characters/{ysolde.character_id}/", {"fate": 3.0}, format="json"),
+        api.patch(f"/api/characters/{ysolde.character_id}/", {"bzf_rolled": "yes"}, format="json"),
+        api.post(
+            f"/api/characters/{ysolde.character_id}/disciplines/",
+            {"name": "Archery", "level": "2"},
+            format="json",
+        ),
+        api.post(f"/api/participants/{ysolde.pk}/update/", {"hidden": "true"}, format="json"),
+        api.post(
+            f"/api/campaigns/{table.campaign.pk}/remove-player/",
+            {"user_id": str(table.player.pk)},
+            format="json",
+        ),
+    ]
+    assert [r.status_code for r in refused] == [400] * len(refused)
+    ok = api.patch(f"/api/characters/{ysolde.character_id}/", {"fate": 3}, format="json")
+    assert ok.status_code == 200
+    assert ok.json()["fate"] == 3
+
+
+def test_the_rules_api_refuses_an_empty_query_parameter(client):
+    response = client.get("/api/rules/okrpg/odds/", {"tide": ""})
+    assert response.status_code == 400
+    assert response.json() == {"tide": ["Give a value, or leave the parameter out."]}
+    assert client.get("/api/rules/okrpg/odds/").status_code == 200
+
+
+def test_the_schema_says_what_the_api_checks():
+    schema = _schema()
+    key = next(
+        p
+        for p in schema["paths"]["/api/campaigns/"]["post"]["parameters"]
+        if p["name"] == "Idempotency-Key"
+    )
+    assert key["schema"]["pattern"] == "^[ -~]{1,255}$"
+    for path in ("/api/encounters/", "/api/characters/"):
+        parameters = {p["name"]: p["schema"] for p in schema["paths"][path]["get"]["parameters"]}
+        assert parameters["campaign"] == {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+    assigned = schema["components"]["schemas"]["OreMultiple"]["properties"]["assigned"]
+    assert assigned["items"]["nullable"] is True
+
+
+def test_an_ore_roll_with_too_few_sets_for_its_actions_answers_as_documented(client):
+    body = {"pool": 12, "expert": 1, "dice": [1] * 9, "actions": 3}
+    response = client.post("/api/rules/ore/multiple/", body, content_type="application/json")
+    assert response.status_code == 200
+    assert None in response.json()["assigned"]
