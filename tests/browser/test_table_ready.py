@@ -1,0 +1,167 @@
+"""The demo table as the people at it see it: a player's phone (390x844, touch) and the GM's
+laptop (1280x800). The sheet reads first, the tracker stays calm at rest, the attacked player
+defends with one thumb, and every page passes axe-core with no serious or critical finding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.urls import reverse
+from playwright.sync_api import Browser, Page, expect
+
+from combat import services
+from combat.models import Participant
+from tests.security.pages import demo_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LAPTOP = {"viewport": {"width": 1280, "height": 800}}
+
+# Visible form fields, and controls smaller than WCAG 2.2's 24x24 px (links inside a sentence
+# are exempt there, so only links standing alone are measured).
+FIELDS = """[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+  .filter(e => e.checkVisibility()).length"""
+# The body diagram's zones are shortcuts to each zone's own 44 px buttons: WCAG's "equivalent
+# control" exception, so they are not measured.
+CONTROLS = (
+    "button, input:not([type=hidden]), select, summary, textarea,"
+    " a:not(p a):not(small a):not(td a):not(hgroup a):not(svg a)"
+)
+SMALL_CONTROLS = """[...document.querySelectorAll('CONTROLS')]
+  .filter(e => e.checkVisibility())
+  .map(e => [e.tagName, (e.innerText || e.name || e.getAttribute('aria-label') || '').trim(),
+             e.getBoundingClientRect()])
+  .filter(([, , r]) => r.width < 24 || r.height < 24)
+  .map(([tag, text, r]) => `${tag} "${text}" ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+SMALL_CONTROLS = SMALL_CONTROLS.replace("CONTROLS", CONTROLS)
+
+
+def open_as(browser: Browser, base: str, username: str, device: dict[str, Any]) -> Page:
+    page = browser.new_context(**device).new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("omg-demo-2026")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
+    return page
+
+
+def check_page(page: Page, width: int) -> None:
+    """No sideways scrolling, no control under 24 px, axe clean, no console errors."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
+    assert page.evaluate(SMALL_CONTROLS) == [], page.url
+    found = Axe().run(page).response["violations"]
+    serious = [
+        f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert serious == [], (page.url, serious)
+    assert page.errors == [], page.url  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def table() -> Any:
+    return demo_table()
+
+
+def test_a_players_phone_opens_the_sheet_on_what_the_table_needs(asgi_server, browser, table):
+    page = open_as(browser, asgi_server.url, "alice", PHONE)
+    page.goto(f"{asgi_server.url}{table.character.get_absolute_url()}")
+    first_screen = PHONE["viewport"]["height"]
+    # Vitality, the strikes and the defenses are on the first screen.
+    for locator in (
+        page.locator("#vitals meter"),
+        page.locator("table.strikes tbody tr").first,
+        page.locator(".defense-chips li").last,
+    ):
+        box = locator.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= first_screen
+    assert page.evaluate(FIELDS) <= 12
+    assert page.evaluate("document.documentElement.scrollHeight") <= 3 * first_screen
+    # The wound buttons are thumb-sized.
+    plus = page.get_by_role("button", name="Add a wound to chest")
+    box = plus.bounding_box()
+    assert box is not None and box["height"] >= 44 and box["width"] >= 44
+    check_page(page, PHONE["viewport"]["width"])
+    # Every panel open: still nothing wider than the phone, still axe clean.
+    page.evaluate("document.querySelectorAll('details.panel').forEach(d => { d.open = true; })")
+    check_page(page, PHONE["viewport"]["width"])
+
+
+def test_the_attacked_player_defends_from_the_bottom_of_the_first_screen(
+    asgi_server, browser, table
+):
+    encounter = table.encounter
+    thug = Participant.objects.select_related("character", "encounter__campaign").get(
+        encounter=encounter, character__name="Salvager Thug"
+    )
+    ysolde = Participant.objects.select_related("character", "encounter__campaign").get(
+        encounter=encounter, character=table.character
+    )
+    services.declare_attack(
+        encounter=encounter,
+        attacker=thug,
+        target=ysolde,
+        action="precise",
+        zone=ysolde.character.zones.get(name="chest"),
+        weapon=thug.character.weapons.first(),
+        actor=table.gm,
+    )
+    page = open_as(browser, asgi_server.url, "alice", PHONE)
+    page.goto(f"{asgi_server.url}{encounter.get_absolute_url()}")
+    dock = page.locator(".defense-dock")
+    expect(dock).to_contain_text("Incoming attack!")
+    for mode, dif in (("dodge", 25), ("parry", 30), ("block", 35)):
+        button = dock.get_by_test_id(f"defend-{mode}")
+        expect(button).to_contain_text(f"{mode.capitalize()} {dif}")
+        box = button.bounding_box()
+        assert box is not None
+        assert box["height"] >= 44
+        assert box["y"] + box["height"] <= PHONE["viewport"]["height"]
+        assert box["x"] + box["width"] <= PHONE["viewport"]["width"]
+    # It stays where the thumb is while the page scrolls.
+    page.mouse.wheel(0, 2000)
+    box = dock.get_by_test_id("defend-parry").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= PHONE["viewport"]["height"]
+    # The odds are one tap away and fit the screen.
+    dock.get_by_text("Odds of each defense").click()
+    expect(dock.locator("table.odds")).to_be_visible()
+    check_page(page, PHONE["viewport"]["width"])
+
+
+def test_the_gms_tracker_is_calm_at_rest(asgi_server, browser, table):
+    page = open_as(browser, asgi_server.url, "gm", LAPTOP)
+    page.goto(f"{asgi_server.url}{table.encounter.get_absolute_url()}")
+    expect(page.locator("table.initiative meter").first).to_be_visible()
+    assert page.evaluate(FIELDS) <= 10
+    # A row's menu holds its controls.
+    first = page.locator("details.row-menu").first
+    first.locator("summary").click()
+    expect(first.get_by_label("State")).to_be_visible()
+    check_page(page, LAPTOP["viewport"]["width"])
+
+
+PAGES = [
+    ("dashboard", lambda t: reverse("sheets:dashboard")),
+    ("campaign", lambda t: t.campaign.get_absolute_url()),
+    ("sheet", lambda t: t.character.get_absolute_url()),
+    ("encounters", lambda t: reverse("combat:encounter_list", args=[t.campaign.pk])),
+    ("encounter", lambda t: t.encounter.get_absolute_url()),
+    ("dice", lambda t: reverse("dice:index")),
+    ("tokens", lambda t: reverse("sheets:token_list")),
+]
+
+
+@pytest.mark.parametrize(("who", "device"), [("alice", PHONE), ("gm", LAPTOP)])
+def test_every_page_passes_axe_for_the_gm_and_a_player(asgi_server, browser, table, who, device):
+    page = open_as(browser, asgi_server.url, who, device)
+    for _, url in PAGES:
+        page.goto(f"{asgi_server.url}{url(table)}")
+        check_page(page, device["viewport"]["width"])
