@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from combat import access, live, services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.results import result_card
 from config.ids import parse_id
 from rules import omg
 from sheets.access import get_campaign_for_user
@@ -126,6 +127,7 @@ def encounter_context(
             for mode in DEFENSE_NAMES
         ]
     log = list(encounter.log.order_by("-seq")[:LOG_LENGTH])
+    result = result_card(log[0] if log else None, user, hidden, ps, is_gm=is_gm)
     for entry in log:
         entry.view_text = entry.text_for(user, hidden)  # type: ignore[attr-defined]
     latest = services.latest_roll(encounter)
@@ -140,15 +142,20 @@ def encounter_context(
         candidates = [c for c in campaign_chars if c.pk not in in_fight]
         npcs = [c for c in campaign_chars if c.is_npc and c.pk not in in_fight]
     mine = [r for r in rows if r.mine]
+    # A player declares on their character's turn, or to spend a queued counterattack; the GM
+    # runs every NPC and may declare at any time. (The server checks turns on its own.)
+    can_declare = is_gm or any(r.is_turn or r.p.counterattacks for r in mine)
     return {
         "encounter": encounter,
         "campaign": encounter.campaign,
         "is_gm": is_gm,
         "rows": rows,
         "mine": mine,
+        "can_declare": can_declare,
         "turn": pmap.get(encounter.turn_id) if encounter.turn_id else None,
         "declarations": declarations,
         "log": log,
+        "result": result,
         "undo": services.undo_target(encounter) if is_gm else None,
         "fate_roll": fate_roll,
         "spenders": spenders,

@@ -344,3 +344,11 @@ def test_it_keeps_the_chosen_attacker_when_a_declaration_is_refused(fight, clien
     _, select = _declare_form(response.content.decode())
     assert select("attacker")[1] == [str(fight.thug.pk)]
     assert select("weapon")[1] == [str(fight.weapon(fight.thug).pk)]
+
+
+def test_it_offers_a_player_the_declare_form_on_their_turn_only(fight, client_for):
+    url = fight.encounter.get_absolute_url()
+    assert 'data-testid="declare-form"' in client_for(fight.table.player).get(url).text
+    services.set_turn(encounter=fight.encounter, participant=fight.thug, actor=fight.table.gm)
+    assert 'data-testid="declare-form"' not in client_for(fight.table.player).get(url).text
+    assert 'data-testid="declare-form"' in client_for(fight.table.gm).get(url).text
