@@ -165,3 +165,27 @@ def test_every_page_passes_axe_for_the_gm_and_a_player(asgi_server, browser, tab
     for _, url in PAGES:
         page.goto(f"{asgi_server.url}{url(table)}")
         check_page(page, device["viewport"]["width"])
+
+
+def test_the_gm_runs_the_tracker_from_the_keyboard(asgi_server, browser, table):
+    page = open_as(browser, asgi_server.url, "gm", LAPTOP)
+    page.goto(f"{asgi_server.url}{table.encounter.get_absolute_url()}")
+    expect(page.get_by_test_id("live-status")).to_contain_text("Live")
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Next turn")
+    check_page(page, LAPTOP["viewport"]["width"])
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    before = page.get_by_test_id("turn").inner_text()
+    page.keyboard.press("n")
+    expect(page.get_by_test_id("turn")).not_to_have_text(before)
+    # "d" opens the declare form on its first field; keys pressed in a field are not shortcuts.
+    page.keyboard.press("d")
+    attacker = page.locator("#declare-form select[name=attacker]")
+    expect(attacker).to_be_focused()
+    turn = page.get_by_test_id("turn").inner_text()
+    page.keyboard.press("n")
+    page.wait_for_timeout(500)
+    expect(page.get_by_test_id("turn")).to_have_text(turn)
