@@ -263,7 +263,10 @@ class Character(models.Model):
         validators=[MaxValueValidator(100)],
         help_text="Today's initiative, rolled after each daily rest.",
     )
-    vitality = models.SmallIntegerField("current Vitality", default=3)
+    # Vitality 0 is "down and dying" (docs/rules.md): it never goes below, as in the engine.
+    vitality = models.SmallIntegerField(
+        "current Vitality", default=3, validators=[MinValueValidator(0), MaxValueValidator(1_000)]
+    )
     mana = models.SmallIntegerField("current Mana", default=4)
     chi = models.SmallIntegerField("current Chi", default=4)
     bzf = models.PositiveSmallIntegerField(
@@ -305,7 +308,7 @@ class Character(models.Model):
             _range("itv", 0, 100, "character_itv_0_100"),
             _range("bzf", 1, 7_000, "character_bzf_positive"),
             _range("yards_per_height", 1, 100, "character_yards_1_100"),
-            _range("vitality", -1_000, 1_000, "character_vitality_bounded"),
+            _range("vitality", 0, 1_000, "character_vitality_0_1000"),
             _range("mana", 0, 1_000, "character_mana_not_negative"),
             _range("chi", 0, 1_000, "character_chi_not_negative"),
             _range("fate", 0, 1_000, "character_fate_not_negative"),
@@ -431,7 +434,9 @@ class Weapon(models.Model):
             _range("dmg_max", 0, 5, "weapon_dmg_max_0_5"),
             _range("bonus", 0, 5, "weapon_bonus_0_5"),
             models.CheckConstraint(
-                condition=Q(dmg__lte=models.F("dmg_max")), name="weapon_dmg_within_max"
+                condition=Q(dmg__lte=models.F("dmg_max")),
+                name="weapon_dmg_within_max",
+                violation_error_message="DMG cannot be above the weapon's max DMG.",
             ),
         ]
 
@@ -465,7 +470,9 @@ class BodyZone(models.Model):
             _range("arm_bonus", 0, 5, "zone_arm_bonus_0_5"),
             _range("wounds", 0, 10_000, "zone_wounds_bounded"),
             models.CheckConstraint(
-                condition=Q(arm__lte=models.F("arm_max")), name="zone_arm_within_max"
+                condition=Q(arm__lte=models.F("arm_max")),
+                name="zone_arm_within_max",
+                violation_error_message="ARM cannot be above the zone's max ARM.",
             ),
         ]
 

@@ -6,6 +6,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.forms import modelform_factory
 
@@ -175,6 +176,15 @@ def _display(value: object) -> str:
     return "" if value is None else str(value)
 
 
+def _formfield(field: models.Field[Any, Any], **kwargs: Any) -> Any:
+    """The form field of a model field, whose lowest value is the model's own: a positive
+    field's form would otherwise say "at least 0" for -3 and the model "at least 1" for 0."""
+    lows = [v.limit_value for v in field.validators if isinstance(v, MinValueValidator)]
+    if lows:
+        kwargs["min_value"] = max(lows)
+    return field.formfield(**kwargs)
+
+
 def edit_field(
     *, character: Character, kind: str, row_id: int | None, field: str, value: str, original: str
 ) -> models.Model:
@@ -199,7 +209,7 @@ def edit_field(
         before = getattr(row, field)
         if _display(before) != original:
             raise EditConflict(before)
-        form_class = modelform_factory(model, fields=[field])
+        form_class = modelform_factory(model, fields=[field], formfield_callback=_formfield)
         form = form_class(data={field: value}, instance=row)
         if not form.is_valid():
             raise ValidationError(form_errors(form))

@@ -79,13 +79,18 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _campaign_context(request: HttpRequest, campaign: Campaign) -> dict[str, object]:
+    characters = list(
+        Character.objects.filter(campaign=campaign)
+        .visible_to(request.user)
+        .select_related("owner", "copied_from")
+    )
     return {
         "campaign": campaign,
         "is_gm": campaign.is_gm(request.user),
         "memberships": campaign.memberships.select_related("user"),
-        "characters": Character.objects.filter(campaign=campaign)
-        .visible_to(request.user)
-        .select_related("owner"),
+        # Copies made for fights keep their own wounds: listed apart from the campaign's cast.
+        "characters": [c for c in characters if c.copied_from_id is None],
+        "copies": [c for c in characters if c.copied_from_id is not None],
         "join_url": request.build_absolute_uri(
             reverse("sheets:campaign_join") + f"?code={campaign.join_code}"
         ),

@@ -141,11 +141,17 @@ def test_the_gms_tracker_is_calm_at_rest(asgi_server, browser, table):
     page.goto(f"{asgi_server.url}{table.encounter.get_absolute_url()}")
     expect(page.locator("table.initiative meter").first).to_be_visible()
     assert page.evaluate(FIELDS) <= 10
-    # A row's menu holds its controls.
+    # A row's menu holds its controls, quick damage among them.
     first = page.locator("details.row-menu").first
     first.locator("summary").click()
     expect(first.get_by_label("State")).to_be_visible()
     check_page(page, LAPTOP["viewport"]["width"])
+    row = page.locator("table.initiative tbody tr").first
+    zone = first.get_by_label("Zone").locator("option").first
+    zone_name = zone.inner_text()
+    first.get_by_label("Wounds").fill("2")
+    first.get_by_role("button", name="Damage").click()
+    expect(row.locator(".zones li", has_text=zone_name).first).to_contain_text(f"{zone_name} 2/")
 
 
 PAGES = [

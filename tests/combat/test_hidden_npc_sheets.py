@@ -103,3 +103,10 @@ def test_it_gives_a_player_their_own_numbers_against_a_hidden_npc_in_json(fight,
     }
     gm_odds = api_for(fight.table.gm).get(f"/api/attacks/{decl.pk}/").json()["odds"]
     assert gm_odds["dodge"]["pvd"] == "75v25" and gm_odds["dodge"]["hit"] > 0
+
+
+def test_it_lists_fight_copies_apart_on_the_campaign_page(fight, client_for):
+    page = client_for(fight.table.gm).get(fight.table.campaign.get_absolute_url()).text
+    cast, copies = page.split('data-testid="fight-copies"')
+    assert "Salvager Thug #1" not in cast and "Salvager Thug</a>" in cast
+    assert "Salvager Thug #1" in copies and "copy of Salvager Thug" in copies

@@ -1,0 +1,56 @@
+"""A bad number on the sheet gets a message a player can act on, never a database
+constraint's name, and the same message for every value past the same limit."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from sheets.models import Character
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"headers": {"HX-Request": "true"}}
+
+
+def edit(client, character, field, value, original, kind="character", row=""):
+    return client.post(
+        reverse("sheets:character_edit_field", args=[character.pk]),
+        {"kind": kind, "row": row, "field": field, "value": value, "original": original},
+        **HTMX,
+    )
+
+
+@pytest.mark.parametrize("value", ["-3", "0"])
+def test_it_says_the_same_for_every_aptitude_below_one(hero, client_for, value):
+    response = edit(client_for(hero.owner), hero, "spd", value, str(hero.spd))
+    assert response.status_code == 422
+    assert "greater than or equal to 1" in response.text
+    assert "greater than or equal to 0" not in response.text
+
+
+def test_it_refuses_a_negative_vitality(hero, client_for, api_for):
+    response = edit(client_for(hero.owner), hero, "vitality", "-50", str(hero.vitality))
+    assert response.status_code == 422
+    assert Character.objects.get(pk=hero.pk).vitality == hero.vitality
+    answer = api_for(hero.owner).patch(
+        f"/api/characters/{hero.pk}/", {"vitality": -50}, format="json"
+    )
+    assert answer.status_code == 400 and "vitality" in answer.json()
+
+
+def test_it_explains_an_arm_above_the_zones_max_in_words(hero, client_for, api_for):
+    zone = hero.zones.get(name="chest")
+    zone.arm_max = 2
+    zone.arm = 2
+    zone.save()
+    response = edit(client_for(hero.owner), hero, "arm", "4", "2", kind="zone", row=zone.pk)
+    assert response.status_code == 422
+    assert "ARM cannot be above the zone&#x27;s max ARM." in response.text
+    assert "zone_arm_within_max" not in response.text
+    answer = api_for(hero.owner).patch(
+        f"/api/characters/{hero.pk}/zones/{zone.pk}/", {"arm": 4}, format="json"
+    )
+    assert answer.status_code == 400
+    assert "zone_arm_within_max" not in answer.text
+    assert "max ARM" in answer.text
