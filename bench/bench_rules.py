@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rules import odds, omg  # noqa: E402 - the path above makes the repo importable
+from rules.engine import odds, omg  # noqa: E402 - the path above makes the repo importable
 
 N = 200_000
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rules import ogs, okrpg, ore, sds  # noqa: E402 - the path above makes the repo importable
+from rules.engine import ogs, okrpg, ore, sds  # noqa: E402 - the path above makes the repo importable
 
 REPEAT = 7
 

@@ -40,7 +40,7 @@ from combat.models import (
 )
 from config import fields
 from config.ids import ID_SCHEMA, parse_id
-from rules import omg
+from rules.engine import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon
 from sheets.numbers import aptitudes_of
 

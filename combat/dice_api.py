@@ -45,7 +45,7 @@ from rest_framework.views import APIView
 from combat.models import DiceRoll
 from config import fields
 from config.throttling import FailOpenThrottleMixin
-from rules import RulesError, odds, ogs, okrpg, omg, ore, sds
+from rules.engine import RulesError, odds, ogs, okrpg, omg, ore, sds
 from sheets.models import Campaign
 
 # ---------------------------------------------------------------------------------------------

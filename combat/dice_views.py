@@ -29,7 +29,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from combat.dice_api import server_rng
 from combat.models import DiceRoll
-from rules import RulesError, odds, ogs, okrpg, omg, ore, sds
+from rules.engine import RulesError, odds, ogs, okrpg, omg, ore, sds
 from sheets.access import get_campaign_for_user
 from sheets.models import Campaign
 

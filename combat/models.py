@@ -15,7 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from rules import omg
+from rules.engine import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon
 
 if TYPE_CHECKING:
@@ -423,7 +423,7 @@ def _faces(values: Any) -> str:
 def describe_roll(result: object) -> tuple[str, str, str]:
     """``(system, inputs, outcome)`` in a few words each, for the campaign's roll log."""
     # Imported here rather than at the top: only the roll log needs the sibling systems.
-    from rules import ogs, okrpg, ore, sds
+    from rules.engine import ogs, okrpg, ore, sds
 
     if isinstance(result, omg.StrikeResult):
         check = result.check

@@ -29,8 +29,8 @@ from django.db.models import F, Max
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from rules import RulesError, odds, omg
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine import RulesError, odds, omg
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets.models import BodyZone, Character, Discipline, Weapon
 from sheets.numbers import aptitudes_of
 from sheets.services import GRIEVOUS_NOTE
@@ -984,7 +984,7 @@ def _wound(
     rows: Rows, ch: Changes, t: Participant, zone: BodyZone, damages: list[int], wear: int
 ) -> dict[str, Any]:
     """Hits on a zone in order, then the armor wear; Vitality, grievous wound, Stamina test
-    prompt and "down" follow the rules (rules.omg.take_damage)."""
+    prompt and "down" follow the rules (rules.engine.omg.take_damage)."""
     c = t.character
     v0 = max(0, min(c.vitality, 1000))
     rz = omg.Zone(zone.name, wounds=zone.wounds, grievous=bool(zone.grievous))
@@ -1484,7 +1484,7 @@ def adjust_zone(
     *, encounter: Encounter, zone: BodyZone, amount: int, actor: User
 ) -> CombatLogEntry:
     """The GM's damage (``amount`` > 0) or healing (< 0) on a participant's zone, with
-    Vitality, grievous wound and "down" as for a hit (rules.omg.take_damage / heal)."""
+    Vitality, grievous wound and "down" as for a hit (rules.engine.omg.take_damage / heal)."""
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise CombatError("Give a number of wounds to add (or, negative, to heal).")
     if abs(amount) > 1000:

@@ -253,9 +253,9 @@ SPECTACULAR_SETTINGS = {
         "config.openapi.blank_strings_as_any_of",
     ],
     "ENUM_NAME_OVERRIDES": {
-        "AptitudeEnum": "rules.omg_data.APTITUDE_CHOICES",
-        "ArchetypeEnum": "rules.omg_data.ARCHETYPE_CHOICES",
-        "WeaponCategoryEnum": "rules.omg_data.WEAPON_CATEGORY_CHOICES",
+        "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",
+        "ArchetypeEnum": "rules.engine.omg_data.ARCHETYPE_CHOICES",
+        "WeaponCategoryEnum": "rules.engine.omg_data.WEAPON_CATEGORY_CHOICES",
     },
 }
 

@@ -1,21 +1,28 @@
-"""OMG Table's rules engine: pure Python, no Django.
+"""The rules app: the pure-Python engine (``rules.engine``) and its web layer.
 
-Each dice system lives in its own module (``omg``, ``ogs``, ``okrpg``, ``ore``, ``sds``);
-every error they raise derives from :class:`RulesError`.
+``rules.engine`` resolves dice and knows nothing of Django; ``rules.api`` is the public rules API
+under /api/rules/, ``rules.views`` the dice pages under /dice/, ``rules.models`` the campaign
+roll log. The engine's public names are re-exported here, so ``from rules import omg, RulesError``
+works without Django (see docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from rules import odds, ogs, okrpg, omg, ore, sds
-from rules.errors import (
+from rules.engine import (
     CreationError,
     DiceError,
     FateError,
     InvalidChoice,
     InvalidScore,
     RulesError,
+    dice,
+    odds,
+    ogs,
+    okrpg,
+    omg,
+    ore,
+    sds,
 )
 
-__all__ = ["CreationError", "FateError", "InvalidChoice", "InvalidScore", "RulesError"]
-__all__ += ["odds", "omg"]
-__all__ += ["DiceError", "ogs", "okrpg", "ore", "sds"]
+__all__ = ["CreationError", "DiceError", "FateError", "InvalidChoice", "InvalidScore"]
+__all__ += ["RulesError", "dice", "odds", "ogs", "okrpg", "omg", "ore", "sds"]

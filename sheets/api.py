@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config import fields
-from rules import RulesError
+from rules.engine import RulesError
 from sheets import randomness, services
 from sheets.models import Campaign
 

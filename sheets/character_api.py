@@ -24,8 +24,8 @@ from rest_framework.response import Response
 
 from config import fields
 from config.ids import ID_SCHEMA, parse_id
-from rules import RulesError
-from rules.omg_data import APTITUDE_CHOICES
+from rules.engine import RulesError
+from rules.engine.omg_data import APTITUDE_CHOICES
 from sheets import randomness, services
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.numbers import SheetNumbers, sheet_numbers

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from config.parsers import has_lone_surrogate
-from rules import RulesError
-from rules.omg_data import SECONDARY_LISTS
+from rules.engine import RulesError
+from rules.engine.omg_data import SECONDARY_LISTS
 from sheets import randomness, services
 from sheets.access import get_campaign_for_user, get_character_for_user
 from sheets.forms import CharacterCreateForm, row_form

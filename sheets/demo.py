@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets import services
 from sheets.models import Campaign, Character, Discipline, Weapon
 

@@ -14,8 +14,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from rules import RulesError, omg
-from rules.omg_data import (
+from rules.engine import RulesError, omg
+from rules.engine.omg_data import (
     APTITUDE_CHOICES,
     ARCHETYPE_CHOICES,
     ARMORS,
@@ -405,7 +405,7 @@ class Discipline(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["character", "name"], name="discipline_unique_name"),
             _range("level", 1, 5, "discipline_level_1_5"),
-            # What the daily rest accepts (rules.omg.DisciplineState): more answered 500.
+            # What the daily rest accepts (rules.engine.omg.DisciplineState): more answered 500.
             _range("exp_marks", 0, omg.MAX_EXP_MARKS, "discipline_exp_marks_0_1000"),
         ]
 

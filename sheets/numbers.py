@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules import omg
-from rules.omg_data import (
+from rules.engine import omg
+from rules.engine.omg_data import (
     APTITUDES,
     COMPOSITES,
     MELEE_COMBAT,

@@ -10,8 +10,8 @@ from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.forms import modelform_factory
 
-from rules import RulesError, omg
-from rules.omg_data import (
+from rules.engine import RulesError, omg
+from rules.engine.omg_data import (
     ARCHETYPES,
     ARMORS_BY_NAME,
     DEFAULT_ZONES,
@@ -296,7 +296,7 @@ def delete_row(*, character: Character, kind: str, row_id: int) -> bool:
 
 def adjust_wounds(*, character: Character, zone_id: int, delta: int) -> BodyZone:
     """Add (delta > 0) or heal (delta < 0) wounds on a zone by hand. Vitality follows the
-    wounds beyond BZF exactly as for a hit or healing (rules.omg.take_damage / heal); the
+    wounds beyond BZF exactly as for a hit or healing (rules.engine.omg.take_damage / heal); the
     first overflow records a grievous wound that calls for a Stamina test."""
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)
@@ -347,7 +347,7 @@ def create_from_build(
 ) -> Character:
     """A character from the creation rules: aptitudes from one of the three methods (their
     sixes already turned into Fate), the archetype's free ranks plus the 7 points
-    (rules.omg.validate_creation), BZF from the weight or rolled 6+2d6, and today's ITV.
+    (rules.engine.omg.validate_creation), BZF from the weight or rolled 6+2d6, and today's ITV.
     Raises rules.RulesError for a build the rules refuse; nothing is saved then."""
     summary = omg.validate_creation(archetype, ranks, weapon_category=weapon_category)
     if weight:
@@ -458,7 +458,7 @@ def daily_rest(*, character: Character, rng: random.Random) -> omg.RestResult:
 
 
 def buy_aptitude_raise(*, character: Character, aptitude: str) -> Character:
-    """Spend 3 Fate for +1 on an aptitude at the next rest (rules.omg.buy_aptitude_raise)."""
+    """Spend 3 Fate for +1 on an aptitude at the next rest (rules.engine.omg.buy_aptitude_raise)."""
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)
         state = omg.buy_aptitude_raise(
@@ -493,7 +493,7 @@ def reserve_call(
     *, character: Character, keep_reserve: bool, rng: random.Random, roll: int | None = None
 ) -> omg.ReserveResult:
     """The GM calls a reserve roll: a new d100 is rolled (or typed); the player uses it, or uses
-    RSV and stores the new roll as the RSV (rules.omg.reserve_roll)."""
+    RSV and stores the new roll as the RSV (rules.engine.omg.reserve_roll)."""
     value = roll if roll is not None else rng.randint(1, 100)
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)

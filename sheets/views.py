@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from rules import RulesError
+from rules.engine import RulesError
 from sheets import randomness, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import ApiTokenForm, CampaignForm, JoinForm, SignupForm

@@ -8,8 +8,8 @@ from typing import Any
 
 from django import forms
 
-from rules import RulesError, omg
-from rules.omg_data import (
+from rules.engine import RulesError, omg
+from rules.engine.omg_data import (
     APTITUDES,
     ARCHETYPE_CHOICES,
     ARCHETYPES,

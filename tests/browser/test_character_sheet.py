@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Browser, expect
 
-from rules.omg_data import MELEE_COMBAT
+from rules.engine.omg_data import MELEE_COMBAT
 from sheets.models import Character
 from tests.combat.conftest import make_ysolde
 from tests.factories import PASSWORD, make_campaign, make_user

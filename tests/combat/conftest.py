@@ -10,7 +10,7 @@ import pytest
 
 from combat import events, services
 from combat.models import Encounter, Participant
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets.models import Character, Discipline, Weapon
 from sheets.services import create_character
 

@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from rules.omg_data import weapon_discipline
+from rules.engine.omg_data import weapon_discipline
 
 pytestmark = pytest.mark.django_db
 

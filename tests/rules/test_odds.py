@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import odds, omg
-from rules.errors import InvalidChoice, InvalidScore
-from rules.omg import Attacker, Defender, Degree
+from rules.engine.errors import InvalidChoice, InvalidScore
+from rules.engine.omg import Attacker, Defender, Degree
 
 
 def test_it_counts_the_seventy_v_twenty_table() -> None:

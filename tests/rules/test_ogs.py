@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import ogs
-from rules.errors import DiceError, InvalidChoice, InvalidScore, RulesError
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore, RulesError
 
 sizes = st.sampled_from(ogs.DIE_SIZES)
 

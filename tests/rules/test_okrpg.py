@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import okrpg
-from rules.errors import DiceError, InvalidChoice, InvalidScore, RulesError
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore, RulesError
 
 ranks = st.integers(-12, 20)
 

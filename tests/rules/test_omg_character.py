@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import omg
-from rules.errors import CreationError, FateError, InvalidChoice, InvalidScore, RulesError
-from rules.omg import Aptitudes, DisciplineState, RestState
+from rules.engine.errors import CreationError, FateError, InvalidChoice, InvalidScore, RulesError
+from rules.engine.omg import Aptitudes, DisciplineState, RestState
 
 APTS = Aptitudes(foc=2, spd=3, skl=4, vgr=5, nrv=3, chr=2, svy=3)
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import RulesError, dice, omg
-from rules.errors import InvalidScore
-from rules.omg import Degree
+from rules.engine.errors import InvalidScore
+from rules.engine.omg import Degree
 
 DRS = Degree.DRAMATIC_SUCCESS
 

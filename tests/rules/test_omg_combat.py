@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import RulesError, dice, omg
-from rules.errors import InvalidChoice, InvalidScore
-from rules.omg import Attacker, Condition, Defender, Degree
+from rules.engine.errors import InvalidChoice, InvalidScore
+from rules.engine.omg import Attacker, Condition, Defender, Degree
 
 # The seed's example: Speed 3, Skill 4, Vigor 5, Swordsmanship 3, Melee Combat 2.
 SPD, SKL, VGR, SWORD, MELEE = 3, 4, 5, 3, 2

@@ -8,15 +8,15 @@ import importlib
 import pytest
 
 MODULES = [
-    "rules.dice",
-    "rules.odds",
-    "rules.omg",
-    "rules.omg_character",
-    "rules.omg_check",
-    "rules.omg_combat",
-    "rules.omg_data",
-    "rules.omg_fate",
-    "rules.omg_wounds",
+    "rules.engine.dice",
+    "rules.engine.odds",
+    "rules.engine.omg",
+    "rules.engine.omg_character",
+    "rules.engine.omg_check",
+    "rules.engine.omg_combat",
+    "rules.engine.omg_data",
+    "rules.engine.omg_fate",
+    "rules.engine.omg_wounds",
 ]
 
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from rules import omg
-from rules.errors import FateError, InvalidChoice
-from rules.omg import RollHistory
+from rules.engine.errors import FateError, InvalidChoice
+from rules.engine.omg import RollHistory
 
 
 def history() -> RollHistory:

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import omg
-from rules.errors import InvalidChoice, InvalidScore
-from rules.omg import Attacker, Defender, Zone
+from rules.engine.errors import InvalidChoice, InvalidScore
+from rules.engine.omg import Attacker, Defender, Zone
 
 
 def test_it_lists_the_default_humanoid_zones_in_order() -> None:

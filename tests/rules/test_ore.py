@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import ore
-from rules.errors import DiceError, InvalidChoice, InvalidScore, RulesError
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore, RulesError
 
 d10s = st.lists(st.integers(1, 10), min_size=0, max_size=10)
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import sds
-from rules.errors import DiceError, InvalidChoice, InvalidScore, RulesError
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore, RulesError
 
 even_sizes = st.integers(2, 30).map(lambda n: 2 * n)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets import services
 from sheets.models import Character, Discipline, Weapon
 

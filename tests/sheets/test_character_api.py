@@ -5,7 +5,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets import services
 from sheets.models import Character, Discipline, Weapon
 

@@ -7,7 +7,7 @@ import random
 import pytest
 from django.urls import reverse
 
-from rules.omg_data import MELEE_COMBAT
+from rules.engine.omg_data import MELEE_COMBAT
 from sheets import randomness, services
 from sheets.models import Character, Discipline
 

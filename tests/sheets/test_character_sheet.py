@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets.models import BodyZone, Character, Discipline, Weapon
 from sheets.numbers import sheet_numbers
 

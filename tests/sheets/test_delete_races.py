@@ -17,7 +17,7 @@ from django.db import connection
 from rest_framework.exceptions import NotFound
 from rest_framework.test import APIClient, APIRequestFactory
 
-from rules.omg_data import MELEE_COMBAT
+from rules.engine.omg_data import MELEE_COMBAT
 from sheets import services
 from sheets.character_api import CharacterSerializer
 from sheets.models import Character, Discipline

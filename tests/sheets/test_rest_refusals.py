@@ -10,8 +10,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from rules.omg import MAX_EXP_MARKS
-from rules.omg_data import MELEE_COMBAT
+from rules.engine.omg import MAX_EXP_MARKS
+from rules.engine.omg_data import MELEE_COMBAT
 from sheets import randomness, services
 from sheets.models import Character, Discipline
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from rules.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from rules.errors import InvalidChoice
+from rules.engine.errors import InvalidChoice
 
 __all__ = [
     "APTITUDES",
@@ -171,7 +171,7 @@ WEAPON_CATEGORY_CHOICES: tuple[tuple[str, str], ...] = tuple(
 def weapon_discipline(numeral: str) -> str:
     """Discipline name for a weapon category: ``weapon_discipline("II")`` is
     ``"Weapon Mastery II (single edged sword)"``; any other numeral raises
-    :class:`~rules.errors.InvalidChoice`."""
+    :class:`~rules.engine.errors.InvalidChoice`."""
     category = WEAPON_CATEGORIES_BY_NUMERAL.get(numeral) if isinstance(numeral, str) else None
     if category is None:
         allowed = ", ".join(WEAPON_CATEGORIES_BY_NUMERAL)

@@ -26,7 +26,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Literal
 
-from rules._sibling_dice import (
+from rules.engine._sibling_dice import (
     face,
     frozen_map,
     given_or_rolled,
@@ -34,7 +34,7 @@ from rules._sibling_dice import (
     probability,
     whole,
 )
-from rules.errors import DiceError, InvalidChoice, InvalidScore
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore
 
 __all__ = [
     "STANDARD_DICE",

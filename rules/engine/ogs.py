@@ -26,8 +26,15 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Literal
 
-from rules._sibling_dice import face, frozen_map, given_or_rolled, probabilities, probability, whole
-from rules.errors import DiceError, InvalidChoice, InvalidScore
+from rules.engine._sibling_dice import (
+    face,
+    frozen_map,
+    given_or_rolled,
+    probabilities,
+    probability,
+    whole,
+)
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore
 
 __all__ = [
     "DIE_SIZES",

@@ -22,9 +22,9 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from types import MappingProxyType
 
-from rules import dice
-from rules.omg_check import DIF_MAX, DIF_MIN, PRO_MAX, PRO_MIN, Degree, _degree, _second_hit
-from rules.omg_combat import (
+from rules.engine import dice
+from rules.engine.omg_check import DIF_MAX, DIF_MIN, PRO_MAX, PRO_MIN, Degree, _degree, _second_hit
+from rules.engine.omg_combat import (
     Attacker,
     Defender,
     DefenseMode,

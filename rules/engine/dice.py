@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from rules.errors import InvalidScore
+from rules.engine.errors import InvalidScore
 
 __all__ = [
     "D100_FACES",
@@ -44,7 +44,7 @@ def require_int(name: str, value: object, low: int, high: int) -> int:
     >>> require_int("DSC", 6, 0, 5)
     Traceback (most recent call last):
     ...
-    rules.errors.InvalidScore: DSC must be between 0 and 5, got 6
+    rules.engine.errors.InvalidScore: DSC must be between 0 and 5, got 6
     """
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidScore(f"{name} must be a whole number, got {value!r}")

@@ -1,16 +1,16 @@
 """Argument checks for the OMG engine's public functions.
 
 The engine is total: a wrong-shaped argument (``None`` for a mapping, a list for a name, a
-string for a flag) is answered with a :class:`~rules.errors.RulesError` that names it, never
+string for a flag) is answered with a :class:`~rules.engine.errors.RulesError` that names it, never
 with whatever ``AttributeError`` or ``TypeError`` Python would raise deep inside. Integers are
-checked by :func:`rules.dice.require_int`; these helpers cover the other shapes.
+checked by :func:`rules.engine.dice.require_int`; these helpers cover the other shapes.
 
 >>> require_flag("fast", True)
 True
 >>> require_flag("fast", "yes")
 Traceback (most recent call last):
 ...
-rules.errors.InvalidChoice: fast must be True or False, got 'yes'
+rules.engine.errors.InvalidChoice: fast must be True or False, got 'yes'
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Mapping, Sequence
 
-from rules.errors import InvalidChoice, RulesError
+from rules.engine.errors import InvalidChoice, RulesError
 
 __all__ = [
     "require_flag",

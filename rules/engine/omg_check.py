@@ -17,10 +17,10 @@ import random
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules import dice
-from rules.errors import InvalidScore, RulesError
-from rules.omg_data import DIFFICULTY_CATEGORIES, PROFICIENCY_TIERS
-from rules.omg_guards import require_flag, require_rng
+from rules.engine import dice
+from rules.engine.errors import InvalidScore, RulesError
+from rules.engine.omg_data import DIFFICULTY_CATEGORIES, PROFICIENCY_TIERS
+from rules.engine.omg_guards import require_flag, require_rng
 
 __all__ = [
     "DIF_MAX",

@@ -21,7 +21,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Literal
 
-from rules._sibling_dice import (
+from rules.engine._sibling_dice import (
     face,
     frozen_map,
     given_or_rolled,
@@ -29,7 +29,7 @@ from rules._sibling_dice import (
     probability,
     whole,
 )
-from rules.errors import InvalidChoice, InvalidScore, RulesError
+from rules.engine.errors import InvalidChoice, InvalidScore, RulesError
 
 __all__ = [
     "DEFENSE_BONUS",

@@ -19,8 +19,8 @@ import random
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from rules.errors import FateError, InvalidChoice
-from rules.omg_check import CheckResult, _resolve_roll, check
+from rules.engine.errors import FateError, InvalidChoice
+from rules.engine.omg_check import CheckResult, _resolve_roll, check
 
 __all__ = ["FateAction", "FateOutcome", "RollHistory", "RollRecord", "spend_fate"]
 
@@ -87,7 +87,7 @@ def spend_fate(
     >>> spend_fate(h, "a", fate=1, action="revoke")
     Traceback (most recent call last):
     ...
-    rules.errors.FateError: roll 'a' is no longer the latest roll: 'b' came after it
+    rules.engine.errors.FateError: roll 'a' is no longer the latest roll: 'b' came after it
     """
     try:
         act = FateAction(action)

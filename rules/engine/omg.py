@@ -3,7 +3,7 @@
 The implementation lives in ``omg_check`` (scores and the d100 check), ``omg_combat``
 (strikes, maneuvers), ``omg_wounds`` (zones, Vitality, healing), ``omg_character``
 (aptitudes, derived attributes, creation, advancement), ``omg_fate`` (roll history) and
-``omg_data`` (tables); exact odds are in :mod:`rules.odds`.
+``omg_data`` (tables); exact odds are in :mod:`rules.engine.odds`.
 
 >>> from rules import omg
 >>> omg.check(70, 20, 43, fast=True).second
@@ -12,7 +12,7 @@ SecondHit(roll=34, hit=True)
 
 from __future__ import annotations
 
-from rules.omg_character import (
+from rules.engine.omg_character import (
     APTITUDE_RAISE_COST,
     CREATION_MAX_RANK,
     CREATION_POINTS,
@@ -50,7 +50,7 @@ from rules.omg_character import (
     roll_itv,
     validate_creation,
 )
-from rules.omg_check import (
+from rules.engine.omg_check import (
     DIF_MAX,
     DIF_MIN,
     PRO_MAX,
@@ -70,7 +70,7 @@ from rules.omg_check import (
     score,
     second_hit,
 )
-from rules.omg_combat import (
+from rules.engine.omg_combat import (
     DEFENSE_APTITUDE,
     MANEUVER_APTITUDE,
     STRIKE_APTITUDE,
@@ -94,7 +94,7 @@ from rules.omg_combat import (
     strike,
     strike_pro,
 )
-from rules.omg_data import (
+from rules.engine.omg_data import (
     APTITUDE_ABBRS,
     APTITUDE_CHOICES,
     APTITUDES,
@@ -127,8 +127,8 @@ from rules.omg_data import (
     WeightCategory,
     weapon_discipline,
 )
-from rules.omg_fate import FateAction, FateOutcome, RollHistory, RollRecord, spend_fate
-from rules.omg_wounds import (
+from rules.engine.omg_fate import FateAction, FateOutcome, RollHistory, RollRecord, spend_fate
+from rules.engine.omg_wounds import (
     HealResult,
     StrikeOnZone,
     WoundResult,

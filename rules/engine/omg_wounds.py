@@ -15,11 +15,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from rules import dice
-from rules.errors import InvalidChoice
-from rules.omg_check import CheckResult, check, pro
-from rules.omg_combat import StrikeResult
-from rules.omg_data import DEFAULT_ZONES
+from rules.engine import dice
+from rules.engine.errors import InvalidChoice
+from rules.engine.omg_check import CheckResult, check, pro
+from rules.engine.omg_combat import StrikeResult
+from rules.engine.omg_data import DEFAULT_ZONES
 
 __all__ = [
     "MAX_WOUNDS",
@@ -165,7 +165,7 @@ class StrikeOnZone:
 def apply_strike(zone: Zone, result: StrikeResult, *, bzf: int, vitality: int) -> StrikeOnZone:
     """Apply every hit of ``result`` to ``zone`` in order, then the armor wear.
 
-    >>> from rules.omg_combat import Attacker, Defender, strike
+    >>> from rules.engine.omg_combat import Attacker, Defender, strike
     >>> r = strike(Attacker("fast", 3, 3, weapon_dmg=4), Defender("dodge", 3, 2, arm=2), 43)
     >>> s = apply_strike(Zone("chest", wounds=6, arm=2), r, bzf=10, vitality=10)
     >>> s.zone.wounds, s.zone.arm, s.vitality, s.stamina_test

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 
-from rules.errors import DiceError, InvalidScore
+from rules.engine.errors import DiceError, InvalidScore
 
 
 def whole(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
@@ -22,7 +22,7 @@ def whole(name: str, value: object, low: int | None = None, high: int | None = N
     >>> whole("pool", True)
     Traceback (most recent call last):
     ...
-    rules.errors.InvalidScore: pool must be a whole number, got True
+    rules.engine.errors.InvalidScore: pool must be a whole number, got True
     """
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidScore(f"{name} must be a whole number, got {value!r}")

@@ -22,9 +22,9 @@ import random
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rules import dice
-from rules.errors import InvalidChoice, RulesError
-from rules.omg_check import CheckResult, Degree, _resolve_roll, check, dif, pro, score
+from rules.engine import dice
+from rules.engine.errors import InvalidChoice, RulesError
+from rules.engine.omg_check import CheckResult, Degree, _resolve_roll, check, dif, pro, score
 
 __all__ = [
     "DEFENSE_APTITUDE",

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import icepool  # type: ignore[import-untyped]
 
-from rules._sibling_dice import (
+from rules.engine._sibling_dice import (
     face,
     frozen_map,
     given_or_rolled,
@@ -32,7 +32,7 @@ from rules._sibling_dice import (
     probability,
     whole,
 )
-from rules.errors import DiceError, InvalidChoice, InvalidScore
+from rules.engine.errors import DiceError, InvalidChoice, InvalidScore
 
 __all__ = [
     "LOCATIONS",

@@ -21,9 +21,9 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from rules import dice
-from rules.errors import CreationError, FateError, InvalidChoice, InvalidScore, RulesError
-from rules.omg_data import (
+from rules.engine import dice
+from rules.engine.errors import CreationError, FateError, InvalidChoice, InvalidScore, RulesError
+from rules.engine.omg_data import (
     APTITUDE_ABBRS,
     ARCHETYPES,
     ARCHETYPES_BY_KEY,
@@ -33,7 +33,7 @@ from rules.omg_data import (
     Archetype,
     weapon_discipline,
 )
-from rules.omg_guards import (
+from rules.engine.omg_guards import (
     require_flag,
     require_instance,
     require_mapping,
@@ -511,7 +511,7 @@ def validate_creation(
     >>> validate_creation("ranger", {"Archery": 4})
     Traceback (most recent call last):
     ...
-    rules.errors.CreationError: Archery: at most 3 ranks at creation, got 4
+    rules.engine.errors.CreationError: Archery: at most 3 ranks at creation, got 4
     """
     dice.require_int("creation points", points, 0, 100)
     free = free_disciplines(archetype, weapon_category)
