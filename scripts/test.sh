@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. ruff (lint + format check), mypy strict on rules/
+#   1. ruff (lint + format check), mypy strict on rules/engine/, import-linter's contracts
 #   2. unit + API tests on SQLite
 #   3. browser tests (headless Debian Chromium + Playwright), in their own pytest process
 #   4. the unit + API suite again on a throwaway PostgreSQL cluster (and Redis when present),
@@ -50,8 +50,10 @@ run_pytest() {  # run_pytest <suite name> <pytest args...>
 banner "ruff"
 .venv/bin/ruff check . || FAILED+=("ruff check")
 .venv/bin/ruff format --check . || FAILED+=("ruff format")
-banner "mypy (strict, rules/)"
+banner "mypy (strict, rules/engine/)"
 .venv/bin/mypy || FAILED+=("mypy")
+banner "import-linter (layers, pure engine)"
+.venv/bin/lint-imports || FAILED+=("lint-imports")
 
 run_pytest "unit and API (SQLite)" -m "not browser and not postgres" -q tests
 
