@@ -31,7 +31,7 @@ combat_api.register(router)
 
 urlpatterns = [
     path("", include(router.urls)),
-    path("rules/", include("combat.dice_api_urls")),
+    path("rules/", include("rules.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
 ]

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "sheets",
+    "rules",
     "combat",
 ]
 

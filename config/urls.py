@@ -25,7 +25,7 @@ urlpatterns = [
     ),
     path("api/", include(("config.api_urls", "api"))),
     path("healthz", health.healthz, name="healthz"),
-    path("dice/", include("combat.dice_urls")),
+    path("dice/", include("rules.urls")),
     path("", include("combat.urls")),
     path("", include("combat.live_urls")),
     path("", include("sheets.urls")),

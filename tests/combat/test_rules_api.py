@@ -10,9 +10,9 @@ from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from combat import dice_api
 from combat.models import DiceRoll
 from rules import ore
+from rules.api import base as dice_api
 from sheets.models import ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -702,7 +702,7 @@ def test_it_documents_every_rules_endpoint(tmp_path):
     out = tmp_path / "schema.yml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
     schema = out.read_text()
-    from combat.dice_api_urls import urlpatterns
+    from rules.api.urls import urlpatterns
 
     for pattern in urlpatterns:
         assert f"/api/rules/{pattern.pattern}" in schema, pattern.pattern

@@ -1,5 +1,5 @@
 """Login attempts are throttled per username and per address (config/throttling.py); the
-rules API is throttled per caller (combat/dice_api.py)."""
+rules API is throttled per caller (rules/api/)."""
 
 from __future__ import annotations
 

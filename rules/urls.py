@@ -5,20 +5,21 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import dice_views
+from rules.views import pages
+from rules.views.base import SYSTEMS
 
 app_name = "dice"
 
 urlpatterns = [
-    path("", dice_views.dice_index, name="index"),
-    path("campaigns/<int:campaign_pk>/", dice_views.campaign_index, name="campaign_index"),
+    path("", pages.dice_index, name="index"),
+    path("campaigns/<int:campaign_pk>/", pages.campaign_index, name="campaign_index"),
 ]
-for system in dice_views.SYSTEMS:
+for system in SYSTEMS:
     urlpatterns += [
-        path(f"{system}/", dice_views.tool_page, {"system": system}, name=system),
+        path(f"{system}/", pages.tool_page, {"system": system}, name=system),
         path(
             f"campaigns/<int:campaign_pk>/{system}/",
-            dice_views.campaign_tool_page,
+            pages.campaign_tool_page,
             {"system": system},
             name=f"campaign_{system}",
         ),
