@@ -38,9 +38,9 @@ from combat.models import (
     Encounter,
     Participant,
 )
-from config import fields
-from config.ids import ID_SCHEMA, parse_id
 from rules.engine import omg
+from sheets import fields
+from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Weapon
 from sheets.numbers import aptitudes_of
 

@@ -37,8 +37,8 @@ from django.utils import timezone
 from combat import events
 from combat.access import get_encounter, hidden_ids
 from combat.models import CombatLogEntry, Encounter
-from config.ids import parse_id
 from config.throttling import CACHE_ERRORS, cache_unavailable
+from sheets.ids import parse_id
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

@@ -18,9 +18,9 @@ from django.views.decorators.http import require_POST
 from combat import access, live, services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.results import result_card
-from config.ids import parse_id
 from rules.engine import omg
 from sheets.access import get_campaign_for_user
+from sheets.ids import parse_id
 from sheets.models import BodyZone, Character, Weapon
 from sheets.numbers import aptitudes_of
 

@@ -13,9 +13,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config import fields
 from rules.engine import RulesError
-from sheets import randomness, services
+from sheets import fields, randomness, services
 from sheets.models import Campaign
 
 

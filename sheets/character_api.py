@@ -22,11 +22,10 @@ from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config import fields
-from config.ids import ID_SCHEMA, parse_id
 from rules.engine import RulesError
 from rules.engine.omg_data import APTITUDE_CHOICES
-from sheets import randomness, services
+from sheets import fields, randomness, services
+from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.numbers import SheetNumbers, sheet_numbers
 

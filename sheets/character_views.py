@@ -16,7 +16,6 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from config.parsers import has_lone_surrogate
 from rules.engine import RulesError
 from rules.engine.omg_data import SECONDARY_LISTS
 from sheets import randomness, services
@@ -24,6 +23,7 @@ from sheets.access import get_campaign_for_user, get_character_for_user
 from sheets.forms import CharacterCreateForm, row_form
 from sheets.models import Character
 from sheets.numbers import sheet_numbers
+from sheets.text import has_lone_surrogate
 from sheets.wizard import CreationForm, all_disciplines, roll_dice_for
 
 SHEET = "sheets/character_sheet.html"

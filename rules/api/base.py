@@ -4,7 +4,7 @@ Every view is a thin shell: a serializer parses the JSON body (or the query stri
 request), the pure engine in ``rules`` resolves it, and the engine's ``as_dict()`` is the answer.
 Nothing here touches the database but for one thing: a roll sent with ``campaign`` by that
 campaign's GM or one of its players is added to the campaign's roll log
-(:class:`combat.models.DiceRoll`), the one its dice pages show.
+(:class:`rules.models.DiceRoll`), the one its dice pages show.
 
 Conventions of every endpoint:
 
@@ -37,11 +37,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from combat.models import DiceRoll
-from config import fields
 from rules.api.fields import WholeNumberField
 from rules.api.throttles import RulesAnonThrottle, RulesUserThrottle
 from rules.engine import RulesError
+from rules.models import DiceRoll
+from sheets import fields
 from sheets.models import Campaign
 
 # ---------------------------------------------------------------------------------------------

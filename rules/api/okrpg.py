@@ -8,7 +8,6 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config import fields
 from rules.api.base import (
     RulesView,
     campaign_field,
@@ -21,6 +20,7 @@ from rules.api.base import (
 )
 from rules.api.fields import StrictBooleanField, WholeNumberField, exact_twin, probability_map
 from rules.engine import RulesError, okrpg
+from sheets import fields
 
 # ---------------------------------------------------------------------------------------------
 # OK RPG: damage, the action-point round, Tide of Battle

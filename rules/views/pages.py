@@ -23,8 +23,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
-from combat.models import DiceRoll
 from rules.engine import RulesError
+from rules.models import DiceRoll
 from rules.views.base import LOG_LENGTH, SYSTEMS, DiceForm, NoteForm, Tool
 from rules.views.ogs import OGS
 from rules.views.okrpg import OKRPG, _round_context

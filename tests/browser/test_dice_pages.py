@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from combat.models import DiceRoll
 from rules import ogs, okrpg, sds
 from rules.api import base as dice_api
+from rules.models import DiceRoll
 from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

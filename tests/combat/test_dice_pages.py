@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from combat.models import DiceRoll, describe_roll
 from rules import ogs, okrpg, omg, ore, sds
 from rules.api import base as dice_api
+from rules.models import DiceRoll, describe_roll
 from sheets.models import Campaign, Membership
 from tests.factories import make_user
 

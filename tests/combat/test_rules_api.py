@@ -10,9 +10,9 @@ from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from combat.models import DiceRoll
 from rules import ore
 from rules.api import base as dice_api
+from rules.models import DiceRoll
 from sheets.models import ApiToken
 
 pytestmark = pytest.mark.django_db
