@@ -12,12 +12,53 @@ import sys
 from pathlib import Path
 
 ICONS = (
-    "activity arrow-down-to-line bed book-open chevrons-right circle-x clover crosshair dices "
-    "download eye eye-off flame footprints hand hand-grab heart heart-crack info keyboard "
-    "log-out menu minus moon-star move-right play plus printer scroll-text settings-2 shield "
-    "shield-half skip-forward skull sparkles sword swords timer triangle-alert undo-2 "
-    "user-round users wind x zap-off house"
-).split()
+    "activity",
+    "arrow-down-to-line",
+    "bed",
+    "book-open",
+    "chevrons-right",
+    "circle-x",
+    "clover",
+    "crosshair",
+    "dices",
+    "download",
+    "eye",
+    "eye-off",
+    "flame",
+    "footprints",
+    "hand",
+    "hand-grab",
+    "heart",
+    "heart-crack",
+    "info",
+    "keyboard",
+    "log-out",
+    "menu",
+    "minus",
+    "moon-star",
+    "move-right",
+    "play",
+    "plus",
+    "printer",
+    "scroll-text",
+    "settings-2",
+    "shield",
+    "shield-half",
+    "skip-forward",
+    "skull",
+    "sparkles",
+    "sword",
+    "swords",
+    "timer",
+    "triangle-alert",
+    "undo-2",
+    "user-round",
+    "users",
+    "wind",
+    "x",
+    "zap-off",
+    "house",
+)
 
 OUT = Path(__file__).resolve().parent.parent / "static" / "vendor" / "lucide" / "icons.svg"
 

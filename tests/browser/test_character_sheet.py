@@ -105,7 +105,9 @@ def test_the_sheet_never_scrolls_sideways_as_a_whole(live_server, browser: Brows
     expect(page.get_by_role("heading", name="Armor zones and wounds")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     # Every panel open, every table drawn: still no sideways scrolling.
-    page.evaluate("document.querySelectorAll('details:not(.dropdown)').forEach(d => { d.open = true; })")
+    page.evaluate(
+        "document.querySelectorAll('details:not(.dropdown)').forEach(d => { d.open = true; })"
+    )
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
