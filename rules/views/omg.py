@@ -132,6 +132,8 @@ def _omg_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
         if attacker is not None and defender is not None:
             strike = omg.strike(attacker, defender, roll, rng=server_rng())
             context["strike"] = strike
+            # A disciplined dodge halves each hit after armor: say so next to the numbers.
+            context["halved"] = defender.disciplined and defender.mode is omg.DefenseMode.DODGE
             context["result"] = strike.check
         else:
             context["result"] = omg.check(pro, dif, roll, rng=server_rng(), fast=fast)

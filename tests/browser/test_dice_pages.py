@@ -234,3 +234,24 @@ def test_it_reads_and_rolls_a_simple_die_check_with_its_odds(live_server, page: 
     expect(page.get_by_test_id("success-chance")).to_have_text("46%")
     assert page.evaluate("window.__sameDocument") is True
     assert not errors, errors
+
+
+def test_typing_pro_and_dif_reads_the_roll_at_them(live_server, page: Page):
+    """The calculator starts from scores (80v25 here); typing PRO and DIF switches it to them,
+    so the roll is read at 70v20 without choosing "PRO and DIF" first."""
+    page.goto(f"{live_server.url}/dice/omg/")
+    expect(page.get_by_label("Aptitude + discipline")).to_be_checked()
+    page.get_by_label("PRO:", exact=True).fill("70")
+    page.get_by_label("DIF:", exact=True).fill("20")
+    expect(page.get_by_label("PRO and DIF")).to_be_checked()
+    page.get_by_label("Your d100 roll").fill("43")
+    page.get_by_role("button", name="Read my roll").click()
+    expect(page.get_by_test_id("result")).to_contain_text("at 70v20")
+
+
+def test_a_hit_on_a_disciplined_dodge_says_it_was_halved(live_server, page: Page):
+    page.goto(f"{live_server.url}/dice/omg/")
+    # From scores: a fast strike 80 against a disciplined dodge (DIF 25); 43 hits.
+    page.get_by_label("Your d100 roll").fill("43")
+    page.get_by_role("button", name="Read my roll").click()
+    expect(page.get_by_test_id("result")).to_contain_text("halved by the dodge")
