@@ -1,0 +1,335 @@
+"""Declarations (attack, defense, cancel) and the PvD of a declaration with its odds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.services.rows import (
+    Changes,
+    CombatConflict,
+    CombatError,
+    Kind,
+    _is_gm,
+    _lock,
+    _log,
+    _participant,
+    _require_control,
+)
+from rules.engine import odds, omg
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
+from sheets.models import BodyZone, Character, Weapon
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    User = AbstractBaseUser | AnonymousUser
+
+
+def declare_attack(
+    *,
+    encounter: Encounter,
+    attacker: Participant,
+    target: Participant,
+    action: str,
+    actor: User,
+    zone: BodyZone | None = None,
+    weapon: Weapon | None = None,
+    counterattack: bool = False,
+) -> tuple[Declaration, CombatLogEntry]:
+    """Step 1 of the combat sequence: target, zone, weapon and strike mode or maneuver."""
+    action = (action or "").strip().lower()
+    with transaction.atomic():
+        rows = _lock(encounter)
+        a = _participant(rows, attacker.pk)
+        t = _participant(rows, target.pk)
+        # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys
+        # at commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with
+        # a resolution holding the same zone and wanting the weapon. Locking both characters'
+        # rows first, in the fixed order, makes those checks wait for nothing.
+        rows = _lock(encounter, characters={a.character_id, t.character_id})
+        enc = rows.encounter
+        a, t = rows.participants[a.pk], rows.participants[t.pk]
+        _require_control(rows, a, actor)
+        gm = _is_gm(rows, actor)
+        if enc.status != Encounter.Status.RUNNING:
+            raise CombatError("The encounter is not running.")
+        if a.pk == t.pk:
+            raise CombatError("Choose someone else to attack.")
+        if action not in (*omg.StrikeMode, *omg.Maneuver):
+            raise CombatError("Choose a strike mode (fast, precise, mighty) or a maneuver.")
+        if counterattack:
+            if a.counterattacks < 1:
+                raise CombatError(f"{a.name} has no counterattack.")
+        elif enc.turn_id != a.pk and not gm:
+            raise CombatError(f"It is not {a.name}'s turn.")
+        if not a.can_act and not gm:
+            raise CombatError(f"{a.name} cannot act ({a.get_state_display()}).")
+        if zone is not None and zone.character_id != t.character_id:
+            raise CombatError("That body zone is not the target's.")
+        if zone is None and action not in (
+            omg.Maneuver.FEINT,
+            omg.Maneuver.DISARM,
+            omg.Maneuver.THROW,
+            omg.Maneuver.GRAPPLE,
+            omg.Maneuver.SHOVE,
+        ):
+            raise CombatError("Choose the body zone to strike.")
+        if weapon is not None and weapon.character_id != a.character_id:
+            raise CombatError("That weapon is not the attacker's.")
+        if Declaration.objects.filter(
+            attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
+        ).exists():
+            raise CombatConflict(f"{a.name} already has an attack waiting.")
+        decl = Declaration.objects.create(
+            encounter=enc,
+            round=enc.round,
+            attacker=a,
+            target=t,
+            zone=zone,
+            weapon=weapon,
+            action=action,
+            counterattack=counterattack,
+            # Declarations are born cancelled and opened through Changes, so that undoing
+            # the declaration cancels it again.
+            status=Declaration.Status.CANCELLED,
+            created_by=actor,
+        )
+        rows.declarations[decl.pk] = decl
+        ch = Changes()
+        ready = action == omg.Maneuver.FEINT
+        ch.set(decl, "status", Declaration.Status.DEFENDED if ready else Declaration.Status.PENDING)
+        if counterattack:
+            ch.set(a, "counterattacks", a.counterattacks - 1)
+        how = f"{action} strike" if action in omg.StrikeMode else action
+        where = f" ({zone.name})" if zone else ""
+        with_ = f" with {weapon.name}" if weapon else ""
+        counter = "Counterattack: " if counterattack else ""
+        text = f"{counter}{a.name}: {how} at {t.name}{where}{with_}."
+        entry = _log(
+            rows,
+            Kind.DECLARE,
+            actor=actor,
+            changes=ch,
+            participant=a,
+            declaration=decl,
+            involves=(a, t),
+            text=text,
+            public_text=f"{counter}{a.name}: {how} at {t.name}{where}.",
+        )
+    return decl, entry
+
+
+def declare_defense(*, declaration: Declaration, defense: str, actor: User) -> CombatLogEntry:
+    """Step 2: dodge, parry or block, by the target's player or the GM."""
+    defense = (defense or "").strip().lower()
+    with transaction.atomic():
+        rows = _lock(declaration.encounter_id)
+        decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
+        rows.declarations[decl.pk] = decl
+        t = _participant(rows, decl.target_id)
+        _require_control(rows, t, actor)
+        if decl.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
+            raise CombatConflict("This attack is no longer open.")
+        if not decl.needs_defense:
+            raise CombatError("A feint is met with Focus, not a defense mode.")
+        if defense not in omg.DefenseMode:
+            raise CombatError("Choose dodge, parry or block.")
+        ch = Changes()
+        ch.set(decl, "defense", defense)
+        ch.set(decl, "status", Declaration.Status.DEFENDED.value)
+        if not ch:
+            raise CombatConflict(f"{t.name} already declared {defense}.")
+        a = _participant(rows, decl.attacker_id)
+        return _log(
+            rows,
+            Kind.DEFEND,
+            actor=actor,
+            changes=ch,
+            participant=t,
+            declaration=decl,
+            involves=(a, t),
+            text=f"{t.name} will {defense}.",
+        )
+
+
+def cancel_declaration(*, declaration: Declaration, actor: User) -> CombatLogEntry:
+    with transaction.atomic():
+        rows = _lock(declaration.encounter_id)
+        decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
+        rows.declarations[decl.pk] = decl
+        a = _participant(rows, decl.attacker_id)
+        _require_control(rows, a, actor)
+        if not decl.is_open:
+            raise CombatConflict("This attack is no longer open.")
+        ch = Changes()
+        ch.set(decl, "status", Declaration.Status.CANCELLED.value)
+        if decl.counterattack:
+            ch.set(a, "counterattacks", a.counterattacks + 1)
+        return _log(
+            rows,
+            Kind.CANCEL,
+            actor=actor,
+            changes=ch,
+            participant=a,
+            declaration=decl,
+            involves=(a,),
+            text=f"{a.name}'s attack was called off.",
+        )
+
+
+# --- The PvD and its odds ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Engine inputs of a declaration, as the sheets stand now."""
+
+    pro: int
+    dif: int
+    attacker: omg.Attacker | None  # strikes only
+    defender: omg.Defender | None
+    feinted: bool
+
+
+def _weight(c: Character) -> int:
+    return c.weight or c.bzf * 14
+
+
+def _feinted(decl: Declaration, a: Participant, t: Participant, round_: int) -> bool:
+    """The attacker's feint on this target in this round strips its Melee Combat
+    (docs/rules.md, "Maneuvers")."""
+    info = t.conditions.get(omg.Condition.FEINTED.value)
+    return bool(info) and info.get("by") == a.pk and info.get("round") == round_
+
+
+def setup(
+    decl: Declaration,
+    *,
+    attacker: Character,
+    target: Character,
+    weapon: Weapon | None,
+    zone: BodyZone | None,
+    levels: dict[tuple[int, str], int],
+    defense: str | None,
+    feinted: bool,
+) -> Setup:
+    """``levels`` maps (character pk, discipline name) to its level."""
+    weapon_dsc = levels.get((attacker.pk, weapon_discipline(weapon.category)), 0) if weapon else 0
+    melee_t = 0 if feinted else levels.get((target.pk, MELEE_COMBAT), 0)
+    arm = zone.arm if zone else 0
+    arm_bonus = zone.arm_bonus if zone else 0
+    if decl.action in omg.StrikeMode:
+        mode = omg.StrikeMode(decl.action)
+        a = omg.Attacker(
+            mode,
+            getattr(attacker, omg.STRIKE_APTITUDE[mode].lower()),
+            weapon_dsc,
+            weapon.dmg if weapon else 0,
+            weapon.bonus if weapon else 0,
+        )
+        d = None
+        dif = 0
+        if defense:
+            dm = omg.DefenseMode(defense)
+            d = omg.Defender(
+                dm, getattr(target, omg.DEFENSE_APTITUDE[dm].lower()), melee_t, arm, arm_bonus
+            )
+            dif = d.dif
+        return Setup(a.pro, dif, a, d, feinted)
+    kind = omg.Maneuver(decl.action)
+    melee_a = levels.get((attacker.pk, MELEE_COMBAT), 0)
+    p = omg.maneuver_pro(kind, getattr(attacker, omg.MANEUVER_APTITUDE[kind].lower()), melee_a)
+    if kind is omg.Maneuver.FEINT:
+        dif = omg.dif(omg.score(target.foc, melee_t))
+    elif defense:
+        dm = omg.DefenseMode(defense)
+        dif = omg.defense_dif(dm, getattr(target, omg.DEFENSE_APTITUDE[dm].lower()), melee_t)
+    else:
+        dif = 0
+    return Setup(p, dif, None, None, feinted)
+
+
+def _levels_of(*characters: Character) -> dict[tuple[int, str], int]:
+    return {(c.pk, d.name): d.level for c in characters for d in c.disciplines.all()}
+
+
+def declaration_odds(decl: Declaration) -> dict[str, Any]:
+    """PvD and exact odds per defense mode (the declared one only, once declared). Expects
+    the declaration's attacker and target characters with disciplines prefetched."""
+    a_p, t_p = decl.attacker, decl.target
+    a, t = a_p.character, t_p.character
+    levels = _levels_of(a, t)
+    feinted = _feinted(decl, a_p, t_p, decl.encounter.round)
+    modes = [decl.defense] if decl.defense else [m.value for m in omg.DefenseMode]
+    if not decl.needs_defense:
+        modes = [""]
+    out: dict[str, Any] = {}
+    for mode in modes:
+        s = setup(
+            decl,
+            attacker=a,
+            target=t,
+            weapon=decl.weapon,
+            zone=decl.zone,
+            levels=levels,
+            defense=mode or None,
+            feinted=feinted,
+        )
+        if s.attacker is not None and s.defender is not None:
+            so = odds.strike_odds(s.attacker, s.defender)
+            co = so.check
+            hit = co.hits
+            out[mode or "focus"] = {
+                "pvd": f"{s.pro}v{s.dif}",
+                "pro": s.pro,
+                "dif": s.dif,
+                "hit": hit,
+                "second_hit": co.second_hit if s.attacker.fast else 0,
+                "epic_success": co.counts[omg.Degree.EPIC_SUCCESS],
+                "epic_failure": co.counts[omg.Degree.EPIC_FAILURE],
+                "mean_damage": round(float(so.mean_damage), 2),
+            }
+        else:
+            co = odds.check_odds(s.pro, s.dif)
+            out[mode or "focus"] = {
+                "pvd": f"{s.pro}v{s.dif}",
+                "pro": s.pro,
+                "dif": s.dif,
+                "hit": co.hits,
+                "second_hit": 0,
+                "epic_success": co.counts[omg.Degree.EPIC_SUCCESS],
+                "epic_failure": co.counts[omg.Degree.EPIC_FAILURE],
+                "mean_damage": None,
+            }
+    return out
+
+
+def odds_for_viewer(decl: Declaration, hidden: set[int]) -> dict[str, Any] | None:
+    """:func:`declaration_odds` as a viewer may see them when ``hidden`` participants' numbers
+    are kept from them: their own side's number stays (a player facing a hidden NPC still
+    sees their PRO, or their DIF per defense mode), the hidden side's becomes None ("?" in
+    the PvD), and so does everything computed from both (hit chances, epics, damage), which
+    would give the hidden number away. None when both sides are hidden."""
+    show_pro = decl.attacker_id not in hidden
+    show_dif = decl.target_id not in hidden
+    if not (show_pro or show_dif):
+        return None
+    full = declaration_odds(decl)
+    if show_pro and show_dif:
+        return full
+    masked: dict[str, Any] = {}
+    for mode, o in full.items():
+        pro = o["pro"] if show_pro else None
+        dif = o["dif"] if show_dif else None
+        masked[mode] = {
+            "pvd": f"{'?' if pro is None else pro}v{'?' if dif is None else dif}",
+            "pro": pro,
+            "dif": dif,
+            **dict.fromkeys(("hit", "second_hit", "epic_success", "epic_failure")),
+            "mean_damage": None,
+        }
+    return masked

@@ -1,0 +1,195 @@
+"""Setting up a fight: the encounter, its participants, NPC copies, a participant's state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from combat.models import CombatLogEntry, Encounter, Participant
+from combat.services.rows import Changes, CombatError, Kind, _lock, _log, _participant, _require_gm
+from rules.engine import omg
+from sheets.models import BodyZone, Character, Discipline, Weapon
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    User = AbstractBaseUser | AnonymousUser
+
+MAX_COPIES = 20
+
+
+def create_encounter(*, campaign: Any, name: str, actor: User) -> tuple[Encounter, CombatLogEntry]:
+    if not campaign.is_gm(actor):
+        raise PermissionDenied("Only the GM runs encounters.")
+    name = name.strip()
+    if not name:
+        raise CombatError("Give the encounter a name.")
+    with transaction.atomic():
+        encounter = Encounter.objects.create(campaign=campaign, name=name[:120])
+        rows = _lock(encounter)
+        entry = _log(rows, Kind.CREATE, actor=actor, text=f"Encounter “{encounter.name}” created.")
+    return encounter, entry
+
+
+def add_participants(
+    *, encounter: Encounter, characters: list[Character], actor: User, hidden: bool = False
+) -> CombatLogEntry:
+    """Add campaign characters (player characters or NPCs themselves, not copies)."""
+    with transaction.atomic():
+        rows = _lock(encounter)
+        _require_gm(rows, actor)
+        # Each new participant points at its character (see declare_attack): lock them first.
+        rows = _lock(encounter, characters={c.pk for c in characters})
+        enc = rows.encounter
+        if enc.status == Encounter.Status.FINISHED:
+            raise CombatError("This encounter is over.")
+        present = {p.character_id for p in rows.participants.values()}
+        added = []
+        for character in characters:
+            if character.campaign_id != enc.campaign_id:
+                raise CombatError(f"{character.name} is not in this campaign.")
+            if character.pk in present:
+                raise CombatError(f"{character.name} is already in this encounter.")
+            present.add(character.pk)
+            added.append(
+                Participant.objects.create(
+                    encounter=enc,
+                    character=character,
+                    hidden=hidden and character.is_npc,
+                    position=len(rows.participants) + len(added),
+                )
+            )
+        if not added:
+            raise CombatError("Choose at least one character.")
+        names = ", ".join(p.character.name for p in added)
+        return _log(
+            rows,
+            Kind.JOIN,
+            actor=actor,
+            text=f"Joined the fight: {names}.",
+            participants=[p.pk for p in added],
+        )
+
+
+def _copy_character(npc: Character, name: str, *, hidden: bool) -> Character:
+    copy = Character.objects.get(pk=npc.pk)
+    copy.pk = None
+    copy.id = None  # type: ignore[assignment]
+    copy._state.adding = True
+    copy.name = name
+    copy.version = 1
+    copy.is_npc = True
+    copy.copied_from = npc
+    # A hidden copy stays the GM's even after its fight is gone (docs/security.md).
+    copy.revealed = npc.revealed and not hidden
+    copy.save()
+    # Every row of the sheet comes along, field for field (wounds and armor wear included), so
+    # a field added to a row later is copied too. Fresh rows, never the NPC's cached ones.
+    for model in (BodyZone, Weapon, Discipline):
+        rows = list(model.objects.filter(character=npc))
+        for row in rows:
+            row.pk = None
+            row._state.adding = True
+            row.character = copy
+        model.objects.bulk_create(rows)
+    return copy
+
+
+def add_npc_copies(
+    *, encounter: Encounter, npc: Character, count: int, actor: User, hidden: bool = False
+) -> CombatLogEntry:
+    """``count`` copies of an NPC, each its own sheet (own wounds, armor and weapon state),
+    named "<NPC> #n"."""
+    if not 1 <= count <= MAX_COPIES:
+        raise CombatError(f"Add between 1 and {MAX_COPIES} copies at once.")
+    with transaction.atomic():
+        rows = _lock(encounter)
+        _require_gm(rows, actor)
+        enc = rows.encounter
+        if enc.status == Encounter.Status.FINISHED:
+            raise CombatError("This encounter is over.")
+        if npc.campaign_id != enc.campaign_id or not npc.is_npc:
+            raise CombatError("Copies are made of this campaign's NPCs.")
+        taken = {
+            p.character.name
+            for p in Participant.objects.filter(encounter=enc).select_related("character")
+        }
+        added: list[Participant] = []
+        n = 0
+        while len(added) < count:
+            n += 1
+            name = f"{npc.name} #{n}"
+            if name in taken:
+                continue
+            copy = _copy_character(npc, name, hidden=hidden)
+            added.append(
+                Participant.objects.create(
+                    encounter=enc,
+                    character=copy,
+                    hidden=hidden,
+                    position=len(rows.participants) + len(added),
+                )
+            )
+        names = ", ".join(p.character.name for p in added)
+        return _log(
+            rows,
+            Kind.JOIN,
+            actor=actor,
+            text=f"Joined the fight: {names}.",
+            participants=[p.pk for p in added],
+        )
+
+
+def update_participant(
+    *,
+    participant: Participant,
+    actor: User,
+    hidden: bool | None = None,
+    on_alert: bool | None = None,
+    gm_order: int | None = None,
+    itv: int | None = None,
+    state: str | None = None,
+    clear_conditions: bool = False,
+) -> CombatLogEntry:
+    """The GM's switches on one participant: hide its numbers, on alert, tie-break order,
+    ITV, state (e.g. back on their feet), clearing its conditions."""
+    with transaction.atomic():
+        rows = _lock(participant.encounter_id)
+        _require_gm(rows, actor)
+        p = _participant(rows, participant.pk)
+        ch = Changes()
+        if hidden is not None:
+            ch.set(p, "hidden", bool(hidden))
+        if on_alert is not None:
+            ch.set(p, "on_alert", bool(on_alert))
+        if gm_order is not None:
+            if not 0 <= gm_order <= 1000:
+                raise CombatError("The GM's order is a number from 0 to 1000.")
+            ch.set(p, "gm_order", gm_order)
+        if itv is not None:
+            if not 0 <= itv <= 100:
+                raise CombatError("ITV is a number from 0 to 100.")
+            ch.set(p, "itv", itv)
+        if state is not None:
+            if state not in Participant.State.values:
+                raise CombatError(f"Unknown state {state!r}.")
+            ch.set(p, "state", state)
+        if clear_conditions:
+            ch.set(p, "conditions", {})
+            ch.set(p, "stamina_due", False)
+        if p.itv is not None:
+            ch.set(p, "initiative", omg.on_alert(p.itv) if p.on_alert else p.itv)
+        if not ch:
+            raise CombatError("Nothing to change.")
+        what = ", ".join(sorted({c["field"] for c in ch.items}))
+        return _log(
+            rows,
+            Kind.PARTICIPANT,
+            actor=actor,
+            changes=ch,
+            participant=p,
+            involves=(p,),
+            text=f"{p.name}: {what} changed.",
+        )

@@ -1,0 +1,368 @@
+"""Resolving a declaration (the roll, wounds, maneuvers, Epic checks), Stamina tests, and the
+GM's manual damage and healing."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.services.attacks import _feinted, _weight, setup
+from combat.services.rows import (
+    Changes,
+    CombatConflict,
+    CombatError,
+    Kind,
+    Rows,
+    _lock,
+    _log,
+    _participant,
+    _require_control,
+    _require_gm,
+)
+from rules.engine import RulesError, omg
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
+from sheets.models import BodyZone, Character
+from sheets.numbers import aptitudes_of
+from sheets.services import GRIEVOUS_NOTE
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    User = AbstractBaseUser | AnonymousUser
+
+STAMINA_DIF = 20  # Moderate, unless the GM says otherwise (docs/rules.md, "Wounds and healing")
+
+
+def _roll(roll: int | None, rng: random.Random | None) -> tuple[int, bool]:
+    if roll is not None:
+        if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 100:
+            raise CombatError("A d100 roll is a whole number from 1 to 100 (00 is 100).")
+        return roll, True
+    return (rng or random.SystemRandom()).randint(1, 100), False
+
+
+def _wound(
+    rows: Rows, ch: Changes, t: Participant, zone: BodyZone, damages: list[int], wear: int
+) -> dict[str, Any]:
+    """Hits on a zone in order, then the armor wear; Vitality, grievous wound, Stamina test
+    prompt and "down" follow the rules (rules.engine.omg.take_damage)."""
+    c = t.character
+    v0 = max(0, min(c.vitality, 1000))
+    rz = omg.Zone(zone.name, wounds=zone.wounds, grievous=bool(zone.grievous))
+    vit = v0
+    grievous = False
+    for dmg in damages:
+        w = omg.take_damage(rz, dmg, bzf=c.bzf, vitality=vit)
+        rz, vit = w.zone, w.vitality
+        grievous = grievous or w.grievous
+    ch.set(zone, "wounds", rz.wounds)
+    if wear:
+        ch.set(zone, "arm", max(0, zone.arm - wear))
+    if grievous:
+        ch.set(zone, "grievous", GRIEVOUS_NOTE)
+        ch.set(t, "stamina_due", True)
+    lost = v0 - vit
+    if lost:
+        ch.set(c, "vitality", c.vitality - lost)
+    if lost and vit == 0 and t.state == Participant.State.ACTIVE:
+        ch.set(t, "state", Participant.State.DOWN.value)
+    return {"vit_loss": lost, "vitality": c.vitality, "grievous": grievous, "down": vit == 0}
+
+
+def _epic(rows: Rows, ch: Changes, c: Character, discipline: str | None, check: Any) -> None:
+    """EXP on the discipline used and Fate on an epic roll (RULES.md, "Advancement"). Without
+    the discipline on the sheet the mark goes to the sheet's general EXP marks."""
+    if check.exp:
+        row = rows.discipline_row(c, discipline) if discipline else None
+        if row is not None:
+            ch.set(row, "exp_marks", row.exp_marks + check.exp)
+        else:
+            ch.set(c, "exp_marks", c.exp_marks + check.exp)
+    if check.fate:
+        ch.set(c, "fate", min(1000, max(0, c.fate + check.fate)))
+
+
+def _apply_resolution(
+    rows: Rows, decl: Declaration, value: int, ch: Changes
+) -> tuple[dict[str, Any], str, str]:
+    enc = rows.encounter
+    a_p = rows.participants[decl.attacker_id]
+    t_p = rows.participants[decl.target_id]
+    a, t = a_p.character, t_p.character
+    zone = rows.zones.get(decl.zone_id) if decl.zone_id else None
+    weapon = rows.weapons.get(decl.weapon_id) if decl.weapon_id else None
+    if decl.zone_id and zone is None:
+        raise CombatConflict("The targeted zone no longer exists.")
+    levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}
+    feinted = _feinted(decl, a_p, t_p, enc.round)
+    s = setup(
+        decl,
+        attacker=a,
+        target=t,
+        weapon=weapon,
+        zone=zone,
+        levels=levels,
+        defense=decl.defense or None,
+        feinted=feinted,
+    )
+    if feinted:
+        conditions = dict(t_p.conditions)
+        conditions.pop(omg.Condition.FEINTED.value, None)
+        ch.set(t_p, "conditions", conditions)
+    ch.set(decl, "status", Declaration.Status.RESOLVED.value)
+    where = f"'s {zone.name}" if zone else ""
+    if s.attacker is not None and s.defender is not None:
+        r = omg.strike(s.attacker, s.defender, value)
+        result = r.as_dict()
+        if zone is not None and r.hits:
+            result["wounds"] = _wound(rows, ch, t_p, zone, [h.damage for h in r.hits], r.armor_wear)
+        elif zone is not None and r.armor_wear:
+            ch.set(zone, "arm", r.arm_after)
+        if weapon is not None and r.weapon_wear:
+            ch.set(weapon, "dmg", r.weapon_dmg_after)
+        if r.counterattack:
+            ch.set(t_p, "counterattacks", t_p.counterattacks + 1)
+        _epic(rows, ch, a, weapon_discipline(weapon.category) if weapon else None, r.check)
+        label = r.degree.label + (f" ({r.check.abbr})" if r.check.abbr else "")
+        parts = [f"{a.name} {decl.action} strike at {t.name}{where} vs {decl.defense}"]
+        parts.append(f"{r.check.pvd}, rolled {value}: {label}.")
+        if r.hits:
+            dmg = " + ".join(str(h.damage) for h in r.hits)
+            parts.append(f"{len(r.hits)} hit{'s' if len(r.hits) > 1 else ''}, {dmg} damage.")
+            w = result.get("wounds", {})
+            if w.get("vit_loss"):
+                parts.append(f"{t.name} loses {w['vit_loss']} Vitality.")
+            if w.get("grievous"):
+                parts.append("Grievous wound: Stamina test!")
+            if w.get("down"):
+                parts.append(f"{t.name} is down.")
+        if r.armor_wear:
+            parts.append("Armor destroyed." if r.armor_destroyed else "Armor worn by 1.")
+        if r.weapon_wear:
+            parts.append(
+                f"{weapon.name} destroyed." if r.weapon_destroyed else f"{weapon.name} loses 1 DMG."  # type: ignore[union-attr]
+            )
+        if r.counterattack:
+            parts.append(f"{t.name} gains a counterattack.")
+        if feinted:
+            parts.append("The feint left no Melee defense.")
+        public = f"{a.name} {decl.action} strike at {t.name}{where}: " + (
+            "hit." if r.hits else "miss."
+        )
+        return result, " ".join(parts), public
+    kind = omg.Maneuver(decl.action)
+    m = omg.maneuver(
+        kind,
+        apt=getattr(a, omg.MANEUVER_APTITUDE[kind].lower()),
+        melee=levels.get((a.pk, MELEE_COMBAT), 0),
+        defense_apt=t.foc
+        if kind is omg.Maneuver.FEINT
+        else getattr(t, omg.DEFENSE_APTITUDE[omg.DefenseMode(decl.defense)].lower()),
+        defense_melee=0 if feinted else levels.get((t.pk, MELEE_COMBAT), 0),
+        defense=decl.defense or None,
+        roll=value,
+        attacker_weight=_weight(a),
+        target_weight=_weight(t),
+        attacker_mov=omg.derived(
+            aptitudes_of(a), bzf=a.bzf, yards_per_height=a.yards_per_height
+        ).mov,
+        weapon_dmg=weapon.dmg if weapon else 0,
+        weapon_bonus=weapon.bonus if weapon else 0,
+        arm=zone.arm if zone else 0,
+        arm_bonus=zone.arm_bonus if zone else 0,
+    )
+    result = {
+        **m.check.as_dict(),
+        "maneuver": kind.value,
+        "condition": m.condition.value if m.condition else None,
+        "too_heavy": m.too_heavy,
+        "stamina_test": m.stamina_test,
+        "shove_yards": m.shove_yards,
+        "hits": [],
+    }
+    if m.condition is not None:
+        conditions = dict(t_p.conditions)
+        conditions[m.condition.value] = {"by": a_p.pk, "round": enc.round}
+        ch.set(t_p, "conditions", conditions)
+    if m.hit is not None and zone is not None:
+        result["hits"] = [{"roll": m.hit.roll, "damage": m.hit.damage, "raw": m.hit.raw}]
+        result["wounds"] = _wound(rows, ch, t_p, zone, [m.hit.damage], m.hit.armor_wear)
+    if m.stamina_test:
+        ch.set(t_p, "stamina_due", True)
+    _epic(rows, ch, a, MELEE_COMBAT, m.check)
+    label = m.check.degree.label + (f" ({m.check.abbr})" if m.check.abbr else "")
+    against = "Focus" if kind is omg.Maneuver.FEINT else decl.defense
+    text = f"{a.name} tries to {kind.value} {t.name} vs {against}, {m.check.pvd}, "
+    text += f"rolled {value}: {label}."
+    if m.too_heavy:
+        text += f" {t.name} is too heavy: no effect."
+    elif m.condition is not None:
+        text += f" {t.name} is {m.condition.value}."
+        if m.hit is not None:
+            text += f" {m.hit.damage} damage; Stamina test!"
+        if m.shove_yards:
+            text += f" Shoved {m.shove_yards} yd."
+    outcome = f"{t.name} is {m.condition.value}." if m.condition else "no effect."
+    return result, text, f"{a.name} tries to {kind.value} {t.name}: {outcome}"
+
+
+def _resolution_rows(decl: Declaration, *extra_participants: int) -> Rows:
+    rows = _lock(decl.encounter_id)
+    ids = {rows.participants[decl.attacker_id].character_id}
+    ids.add(rows.participants[decl.target_id].character_id)
+    for pk in extra_participants:
+        ids.add(_participant(rows, pk).character_id)
+    return _lock(decl.encounter_id, characters=ids)
+
+
+def resolve(
+    *,
+    declaration: Declaration,
+    actor: User,
+    roll: int | None = None,
+    rng: random.Random | None = None,
+) -> CombatLogEntry:
+    """Steps 4-5: the attacker's d100 (server dice from ``rng``, or the typed ``roll`` of
+    physical dice) resolved by the engine and applied in one transaction. A declaration
+    resolves once: a second press finds it resolved and raises CombatConflict."""
+    value, physical = _roll(roll, rng)
+    with transaction.atomic():
+        rows = _resolution_rows(declaration)
+        decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
+        rows.declarations[decl.pk] = decl
+        a_p = rows.participants[decl.attacker_id]
+        _require_control(rows, a_p, actor)
+        if decl.status == Declaration.Status.RESOLVED:
+            raise CombatConflict("This attack has already been rolled.")
+        if decl.status == Declaration.Status.CANCELLED:
+            raise CombatConflict("This attack was called off.")
+        if decl.status == Declaration.Status.PENDING:
+            raise CombatError("Wait for the defense before rolling.")
+        ch = Changes()
+        try:
+            result, text, public = _apply_resolution(rows, decl, value, ch)
+        except RulesError as exc:
+            raise CombatError(str(exc)) from exc
+        return _log(
+            rows,
+            Kind.ROLL,
+            actor=actor,
+            changes=ch,
+            participant=a_p,
+            declaration=decl,
+            involves=(a_p, rows.participants[decl.target_id]),
+            roll=value,
+            physical=physical,
+            text=text,
+            public_text=public,
+            result=result,
+        )
+
+
+def stamina_check(
+    *,
+    participant: Participant,
+    actor: User,
+    roll: int | None = None,
+    rng: random.Random | None = None,
+    difficulty: int = STAMINA_DIF,
+) -> CombatLogEntry:
+    """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
+    when one is due: a second press (or a test nothing called for) is refused with
+    CombatConflict, so one wound never gets two rolls."""
+    value, physical = _roll(roll, rng)
+    if not omg.DIF_MIN <= difficulty <= omg.DIF_MAX:
+        raise CombatError("The difficulty is a number from 5 to 50.")
+    with transaction.atomic():
+        rows = _lock(participant.encounter_id)
+        p = _participant(rows, participant.pk)
+        rows = _lock(participant.encounter_id, characters={p.character_id})
+        p = rows.participants[p.pk]
+        _require_control(rows, p, actor)
+        if not p.stamina_due:
+            raise CombatConflict(
+                f"No Stamina test is due for {p.name}: nothing calls for one, or it was "
+                "already rolled."
+            )
+        c = p.character
+        result = omg.stamina_test(c.nrv + c.vgr, difficulty, value)
+        ch = Changes()
+        ch.set(p, "stamina_due", False)
+        if not result.success and p.state == Participant.State.ACTIVE:
+            ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
+        verdict = "stays conscious" if result.success else "is knocked out"
+        return _log(
+            rows,
+            Kind.STAMINA,
+            actor=actor,
+            changes=ch,
+            participant=p,
+            involves=(p,),
+            roll=value,
+            physical=physical,
+            text=f"{p.name}'s Stamina test {result.pvd}, rolled {value}: {verdict}.",
+            public_text=f"{p.name}'s Stamina test: {verdict}.",
+            result=result.as_dict(),
+        )
+
+
+def adjust_zone(
+    *, encounter: Encounter, zone: BodyZone, amount: int, actor: User
+) -> CombatLogEntry:
+    """The GM's damage (``amount`` > 0) or healing (< 0) on a participant's zone, with
+    Vitality, grievous wound and "down" as for a hit (rules.engine.omg.take_damage / heal)."""
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
+        raise CombatError("Give a number of wounds to add (or, negative, to heal).")
+    if abs(amount) > 1000:
+        raise CombatError("At most 1000 wounds at once.")
+    with transaction.atomic():
+        rows = _lock(encounter)
+        _require_gm(rows, actor)
+        p = next(
+            (p for p in rows.participants.values() if p.character_id == zone.character_id), None
+        )
+        if p is None:
+            raise CombatError("That zone belongs to nobody in this encounter.")
+        rows = _lock(encounter, characters={p.character_id})
+        p = rows.participants[p.pk]
+        z = rows.zones.get(zone.pk)
+        if z is None:
+            raise CombatConflict("That zone no longer exists.")
+        ch = Changes()
+        c = p.character
+        if amount > 0:
+            info = _wound(rows, ch, p, z, [amount], 0)
+            text = f"GM: {amount} damage to {c.name}'s {z.name}"
+            text += f", {info['vit_loss']} Vitality lost." if info["vit_loss"] else "."
+            kind = Kind.DAMAGE
+        else:
+            max_vit = omg.derived(aptitudes_of(c), bzf=c.bzf).vit
+            vit = max(0, min(c.vitality, max_vit))
+            h = omg.heal(
+                omg.Zone(z.name, wounds=z.wounds),
+                -amount,
+                bzf=c.bzf,
+                vitality=vit,
+                max_vitality=max_vit,
+            )
+            ch.set(z, "wounds", h.zone.wounds)
+            if h.vit_gain:
+                ch.set(c, "vitality", c.vitality + h.vit_gain)
+            text = f"GM: {c.name}'s {z.name} healed by {h.healed}"
+            text += f", {h.vit_gain} Vitality back." if h.vit_gain else "."
+            kind = Kind.HEAL
+        if not ch:
+            raise CombatError("That changes nothing.")
+        return _log(
+            rows,
+            kind,
+            actor=actor,
+            changes=ch,
+            participant=p,
+            involves=(p,),
+            text=text,
+            public_text=f"GM: {c.name}'s {z.name} {'wounded' if amount > 0 else 'healed'}.",
+        )

@@ -1,0 +1,244 @@
+"""Combat workflows shared by the pages and the API: one transaction each, one log entry each.
+
+Every function is keyword-only, checks who may do it (``PermissionDenied``), refuses what the
+state of the fight does not allow (``CombatError``, or ``CombatConflict`` when someone else got
+there first), and returns the :class:`~combat.models.CombatLogEntry` it wrote; the entry is
+handed to :mod:`combat.events` once the transaction commits.
+
+Locks are always taken in one order: the encounter row (which serialises every action of a
+fight), then the characters by ascending pk, then their zones, weapons and disciplines. The
+sheet services lock a character before its rows and never an encounter, so the two cannot
+deadlock. A new row that points at sheet rows (a declaration's zone and weapon, a participant's
+character) has them locked in that order first: PostgreSQL checks foreign keys at commit with
+row locks of its own, in an order of its own (tests/combat/test_row_locking.py).
+
+Every field a service changes goes through :class:`Changes`, which records the exact before
+and after values in the entry; undo and Fate write the before values back (in a new entry)
+after checking that nothing changed them since.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.db.models import F, Max
+
+from combat import events
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from sheets.models import BodyZone, Character, Discipline, Weapon
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    User = AbstractBaseUser | AnonymousUser
+
+Kind = CombatLogEntry.Kind
+
+
+class CombatError(Exception):
+    """The action is not possible in the current state of the fight."""
+
+
+class CombatConflict(CombatError):
+    """Someone else acted first (already resolved, changed since): nothing was done."""
+
+
+# --- Change recording ---------------------------------------------------------------------
+
+LABELS: dict[type[models.Model], str] = {
+    Encounter: "encounter",
+    Participant: "participant",
+    Declaration: "declaration",
+    Character: "character",
+    BodyZone: "zone",
+    Weapon: "weapon",
+    Discipline: "discipline",
+}
+SHEET_ROWS = ("zone", "weapon", "discipline")
+
+
+class Changes:
+    """Sets fields on loaded rows, remembering each exact before/after value, then saves
+    only what changed. Values are JSON (ints, strings, booleans, None, dicts)."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self._dirty: dict[tuple[str, int], tuple[models.Model, set[str]]] = {}
+
+    def set(self, obj: models.Model, name: str, value: Any) -> None:
+        before = getattr(obj, name)
+        if before == value:
+            return
+        label = LABELS[type(obj)]
+        item = {"model": label, "pk": obj.pk, "field": name, "before": before, "after": value}
+        if label in SHEET_ROWS:
+            item["char"] = obj.character_id  # type: ignore[attr-defined]
+        self.items.append(item)
+        setattr(obj, name, value)
+        self._dirty.setdefault((label, obj.pk), (obj, set()))[1].add(name)
+
+    def save(self) -> None:
+        sheets: set[int] = set()
+        for (label, pk), (obj, names) in self._dirty.items():
+            obj.save(update_fields=sorted(names))
+            if label == "character":
+                sheets.add(pk)
+            elif label in SHEET_ROWS:
+                sheets.add(obj.character_id)  # type: ignore[attr-defined]
+        if sheets:
+            # The sheet page compares versions: a hit is an edit of the sheet.
+            Character.objects.filter(pk__in=sheets).update(version=F("version") + 1)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+
+@dataclass
+class Rows:
+    """The rows of one action, locked in the fixed order."""
+
+    encounter: Encounter
+    participants: dict[int, Participant]
+    characters: dict[int, Character] = field(default_factory=dict)
+    zones: dict[int, BodyZone] = field(default_factory=dict)
+    weapons: dict[int, Weapon] = field(default_factory=dict)
+    disciplines: dict[int, Discipline] = field(default_factory=dict)
+    declarations: dict[int, Declaration] = field(default_factory=dict)
+
+    def get(self, label: str, pk: int) -> models.Model | None:
+        if label == "encounter":
+            return self.encounter if pk == self.encounter.pk else None
+        table: dict[int, Any] = {
+            "participant": self.participants,
+            "declaration": self.declarations,
+            "character": self.characters,
+            "zone": self.zones,
+            "weapon": self.weapons,
+            "discipline": self.disciplines,
+        }[label]
+        return table.get(pk)
+
+    def level(self, character: Character, discipline: str | None) -> int:
+        if discipline is None:
+            return 0
+        for row in self.disciplines.values():
+            if row.character_id == character.pk and row.name == discipline:
+                return row.level
+        return 0
+
+    def discipline_row(self, character: Character, name: str) -> Discipline | None:
+        for row in self.disciplines.values():
+            if row.character_id == character.pk and row.name == name:
+                return row
+        return None
+
+
+def _lock(encounter: Encounter | int, *, characters: set[int] | None = None) -> Rows:
+    pk = encounter if isinstance(encounter, int) else encounter.pk
+    enc = (
+        Encounter.objects.select_for_update(of=("self",))
+        .select_related("campaign")
+        .filter(pk=pk)
+        .first()
+    )
+    if enc is None:
+        raise CombatConflict("This encounter no longer exists.")
+    participants = {p.pk: p for p in Participant.objects.filter(encounter=enc)}
+    for p in participants.values():
+        p.encounter = enc
+    rows = Rows(enc, participants)
+    if characters:
+        ids = sorted(characters)
+        rows.characters = {
+            c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+        }
+        rows.zones = {
+            z.pk: z
+            for z in BodyZone.objects.select_for_update()
+            .filter(character_id__in=ids)
+            .order_by("pk")
+        }
+        rows.weapons = {
+            w.pk: w
+            for w in Weapon.objects.select_for_update().filter(character_id__in=ids).order_by("pk")
+        }
+        rows.disciplines = {
+            d.pk: d
+            for d in Discipline.objects.select_for_update()
+            .filter(character_id__in=ids)
+            .order_by("pk")
+        }
+        for p in participants.values():
+            if p.character_id in rows.characters:
+                p.character = rows.characters[p.character_id]
+    return rows
+
+
+def _log(
+    rows: Rows,
+    kind: str,
+    *,
+    actor: User | None,
+    text: str,
+    changes: Changes | None = None,
+    public_text: str | None = None,
+    involves: tuple[Participant | None, ...] = (),
+    participant: Participant | None = None,
+    declaration: Declaration | None = None,
+    roll: int | None = None,
+    physical: bool = False,
+    reverts: CombatLogEntry | None = None,
+    **extra: Any,
+) -> CombatLogEntry:
+    if changes is not None:
+        changes.save()
+    enc = rows.encounter
+    last = CombatLogEntry.objects.filter(encounter=enc).aggregate(m=Max("seq"))["m"] or 0
+    payload = {
+        "text": text,
+        "public_text": public_text or text,
+        "involves": sorted({p.pk for p in involves if p is not None}),
+        "changes": changes.items if changes is not None else [],
+        **extra,
+    }
+    entry = CombatLogEntry.objects.create(
+        encounter=enc,
+        seq=last + 1,
+        kind=kind,
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        participant=participant,
+        declaration=declaration,
+        payload=payload,
+        roll=roll,
+        physical=physical,
+        reverts=reverts,
+    )
+    events.publish(entry)
+    return entry
+
+
+# --- Permissions ---------------------------------------------------------------------------
+
+
+def _is_gm(rows: Rows, user: User) -> bool:
+    return rows.encounter.campaign.is_gm(user)
+
+
+def _require_gm(rows: Rows, user: User) -> None:
+    if not _is_gm(rows, user):
+        raise PermissionDenied("Only the GM can do this.")
+
+
+def _require_control(rows: Rows, participant: Participant, user: User) -> None:
+    if not participant.is_controlled_by(user):
+        raise PermissionDenied("You can only act for your own characters.")
+
+
+def _participant(rows: Rows, pk: int | None) -> Participant:
+    p = rows.participants.get(pk) if pk is not None else None
+    if p is None:
+        raise CombatError("That participant is not in this encounter.")
+    return p
