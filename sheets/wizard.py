@@ -36,7 +36,9 @@ def all_disciplines() -> list[str]:
 
 
 class CreationForm(forms.Form):
-    name = forms.CharField(max_length=120)
+    # Name and archetype are needed to create, not to roll or check along the way: a player
+    # who presses "Roll for me" first is not told off for fields they have not reached yet.
+    name = forms.CharField(max_length=120, required=False)
     method = forms.ChoiceField(choices=METHOD_CHOICES, widget=forms.RadioSelect, initial="2d6")
     dice = forms.CharField(
         required=False,
@@ -45,7 +47,7 @@ class CreationForm(forms.Form):
         "the order below), 7 for 7d6. Or press “Roll for me”: the server rolls once per "
         "method for this character, and the sheet records whose dice they were.",
     )
-    archetype = forms.ChoiceField(choices=(("", "—"), *ARCHETYPE_CHOICES))
+    archetype = forms.ChoiceField(choices=(("", "—"), *ARCHETYPE_CHOICES), required=False)
     weapon_category = forms.ChoiceField(
         choices=(("", "—"), *WEAPON_CATEGORY_CHOICES),
         required=False,
@@ -134,6 +136,8 @@ class CreationForm(forms.Form):
         if method == "2d6":
             values = self._dice(method)
             return omg.aptitudes_from_2d6([values[i : i + 2] for i in range(0, 14, 2)])
+        if method == "7d6":
+            self._dice(method)  # bad dice are named before the aptitudes they would fill
         missing = [abbr for abbr, v in typed.items() if v is None]
         if missing:
             raise forms.ValidationError(
@@ -147,6 +151,22 @@ class CreationForm(forms.Form):
         data = super().clean()
         method = data.get("method")
         archetype = data.get("archetype")
+        if self.data.get("action") == "create":
+            for name in ("name", "archetype"):
+                if not data.get(name) and name not in self.errors:
+                    self.add_error(name, "This field is required.")
+        if method and not archetype:
+            # Before the archetype, the dice are checked and 2d6 aptitudes shown; placing 7d6
+            # or typing aptitudes is not asked for yet.
+            try:
+                if method == "2d6":
+                    self.aptitude_roll = self._aptitudes(method)
+                elif method == "7d6" and data.get("dice"):
+                    self._dice(method)
+            except RulesError as exc:
+                self.add_error(None, str(exc))
+            except forms.ValidationError as exc:
+                self.add_error(None, exc)
         if not method or not archetype:
             return data
         ranks: dict[str, int] = {}

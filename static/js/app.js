@@ -31,7 +31,11 @@
   });
 
   // Buttons marked data-confirm ask before submitting their form (the server still requires POST).
+  // htmx forms ask on the click (below), before their request is sent.
   document.addEventListener("submit", function (event) {
+    if (event.target.hasAttribute("hx-post")) {
+      return;
+    }
     var message = event.submitter && event.submitter.getAttribute("data-confirm");
     if (message && !window.confirm(message)) {
       event.preventDefault();
@@ -130,7 +134,28 @@
     });
   });
 
-  // htmx-driven forms with data-confirm also ask.
+  // A button with data-confirm in an htmx form asks on the click itself, before htmx sees the
+  // submit (a question asked later would lose which button was pressed).
+  // data-confirm-from names an element whose data-confirm asks, while that element is there.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest &&
+      event.target.closest("button[data-confirm], button[data-confirm-from]");
+    if (!button || !button.form || !button.form.hasAttribute("hx-post")) {
+      return;
+    }
+    var message = button.getAttribute("data-confirm");
+    var from = button.getAttribute("data-confirm-from");
+    if (from) {
+      var source = document.getElementById(from);
+      message = source && source.getAttribute("data-confirm");
+    }
+    if (message && !window.confirm(message)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
+  // htmx-driven forms with data-confirm on the form itself also ask.
   document.addEventListener("htmx:confirm", function (event) {
     var message = event.detail.elt.getAttribute("data-confirm");
     if (message) {

@@ -56,6 +56,8 @@ def test_a_player_creates_a_character_and_sees_pro_change_live(live_server, brow
     page.get_by_label("Weapon Mastery III (dual edged sword)").fill("3")
     page.get_by_label("Weapon Mastery III (dual edged sword)").dispatch_event("change")
     expect(page.get_by_test_id("wizard-summary")).to_contain_text("3 of 7 points spent")
+    # 4 of the 7 points are left: the wizard asks, and the player creates her as she is.
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Create", exact=True).click()
     expect(page.get_by_role("heading", name="Ysolde")).to_be_visible()
     character = Character.objects.get(name="Ysolde")
@@ -121,3 +123,40 @@ def test_the_print_view_fits_on_one_a4_page(live_server, browser: Browser):
     page.emulate_media(media="print")
     pdf = page.pdf(format="A4")
     assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1
+
+
+def test_the_wizard_rolls_first_and_asks_before_leaving_points_unspent(live_server, browser):
+    gm, player = make_user("gm"), make_user("pat")
+    campaign = make_campaign(gm, players=(player,), name="Night Market")
+    page = browser.new_context().new_page()
+    log_in(page, live_server.url, "pat")
+    page.goto(f"{live_server.url}{reverse('sheets:character_wizard', args=[campaign.pk])}")
+    # "Roll for me" before anything else: the aptitudes show beside the dice, and nobody is
+    # told off for a name or an archetype not reached yet.
+    page.get_by_role("button", name="Roll for me").click()
+    expect(page.get_by_test_id("wizard-rolled")).to_contain_text("Your aptitudes: FOC")
+    expect(page.locator("#wizard")).not_to_contain_text("This field is required")
+    # Garbage in the 7d6 dice is named as such.
+    page.get_by_label("Roll 7d6 and place them yourself").check()
+    page.locator("#id_dice").fill("1 2 x")
+    page.locator("#id_dice").dispatch_event("change")
+    expect(page.get_by_test_id("wizard-errors")).to_contain_text("whole numbers from 1 to 6")
+    # Back to the rolled 2d6, a name and an archetype: 7 points to spend, none spent.
+    page.get_by_label("Roll 2d6 per aptitude, keep the higher").check()
+    page.get_by_role("button", name="Roll for me").click()
+    page.get_by_label("Name").fill("Quill")
+    page.get_by_label("Archetype").select_option("rogue")
+    page.get_by_label("Archetype").dispatch_event("change")
+    expect(page.get_by_test_id("wizard-unspent")).to_contain_text("7 points not spent")
+    asked: list[str] = []
+
+    def dismiss(dialog):
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    page.get_by_role("button", name="Create", exact=True).click()
+    page.wait_for_timeout(500)
+    assert asked and "7 of the 7 points are not spent" in asked[0]
+    assert len(asked) == 1  # asked once, not twice
+    assert not Character.objects.filter(name="Quill").exists()
