@@ -1,0 +1,393 @@
+"""The combat API's serializers: what it answers (participants, attacks with their odds, log
+entries, encounters) and what it reads (each action's body)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from combat import services
+from combat.api.base import _hidden
+from combat.models import (
+    DEFENSE_MODES,
+    MANEUVERS,
+    STRIKE_MODES,
+    CombatLogEntry,
+    Declaration,
+    Encounter,
+    Participant,
+)
+from rules.engine import omg
+from sheets import fields
+from sheets.models import BodyZone, Campaign, Weapon
+from sheets.numbers import aptitudes_of
+
+# --- Output --------------------------------------------------------------------------------
+
+
+class CombatZoneSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = BodyZone
+        fields = ["id", "name", "wounds", "arm", "arm_max", "arm_bonus", "grievous"]
+
+
+class CombatWeaponSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Weapon
+        fields = ["id", "name", "category", "dmg", "dmg_max", "bonus"]
+
+
+class NumbersSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    vitality = serializers.IntegerField()
+    vit_max = serializers.IntegerField()
+    bzf = serializers.IntegerField()
+    fate = serializers.IntegerField()
+    itv = serializers.IntegerField(allow_null=True)
+    initiative = serializers.IntegerField(allow_null=True)
+    zones = CombatZoneSerializer(many=True)
+    weapons = CombatWeaponSerializer(many=True)
+
+
+class ParticipantSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    name = serializers.CharField(source="character.name", read_only=True)
+    is_npc = serializers.BooleanField(source="character.is_npc", read_only=True)
+    owner = serializers.CharField(source="character.owner.username", read_only=True)
+    numbers = serializers.SerializerMethodField(
+        help_text="Vitality, zones, weapons and initiative; null when the GM hides them."
+    )
+
+    class Meta:
+        model = Participant
+        fields = [
+            "id",
+            "character",
+            "name",
+            "is_npc",
+            "owner",
+            "hidden",
+            "on_alert",
+            "gm_order",
+            "position",
+            "state",
+            "conditions",
+            "counterattacks",
+            "stamina_due",
+            "numbers",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(NumbersSerializer(allow_null=True))
+    def get_numbers(self, obj: Participant) -> dict[str, Any] | None:
+        if obj.pk in _hidden(self.context["request"], obj.encounter):
+            return None
+        c = obj.character
+        return {
+            "vitality": c.vitality,
+            "vit_max": omg.derived(aptitudes_of(c), bzf=c.bzf).vit,
+            "bzf": c.bzf,
+            "fate": c.fate,
+            "itv": obj.itv,
+            "initiative": obj.initiative,
+            "zones": CombatZoneSerializer(c.zones.all(), many=True).data,
+            "weapons": CombatWeaponSerializer(c.weapons.all(), many=True).data,
+        }
+
+
+class OddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    pvd = serializers.CharField()
+    pro = serializers.IntegerField()
+    dif = serializers.IntegerField()
+    hit = serializers.IntegerField(help_text="Faces out of 100 that hit.")
+    second_hit = serializers.IntegerField()
+    epic_success = serializers.IntegerField()
+    epic_failure = serializers.IntegerField()
+    mean_damage = serializers.FloatField(allow_null=True)
+
+
+class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    # A plain string: an enum named "status" would collide with the encounter's.
+    status = serializers.CharField(
+        read_only=True, help_text="pending (awaiting the defense), defended, resolved, cancelled"
+    )
+    odds = serializers.SerializerMethodField(
+        help_text="PvD and exact odds per defense mode (the declared one once declared; "
+        "'focus' for a feint). Against a hidden participant only your side's number is "
+        "given (the other and the odds are null); null when both are hidden."
+    )
+
+    class Meta:
+        model = Declaration
+        fields = [
+            "id",
+            "encounter",
+            "round",
+            "attacker",
+            "target",
+            "zone",
+            "weapon",
+            "action",
+            "defense",
+            "counterattack",
+            "status",
+            "odds",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def to_representation(self, instance: Declaration) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        # A hidden attacker's weapon is one of its numbers (docs/security.md).
+        if instance.attacker_id in _hidden(self.context["request"], instance.encounter):
+            data["weapon"] = None
+        return data
+
+    @extend_schema_field(
+        {"type": "object", "nullable": True, "additionalProperties": {"type": "object"}}
+    )
+    def get_odds(self, obj: Declaration) -> dict[str, Any] | None:
+        if obj.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
+            return None
+        return services.odds_for_viewer(obj, _hidden(self.context["request"], obj.encounter))
+
+
+class LogEntrySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
+    text = serializers.SerializerMethodField()
+    details = serializers.SerializerMethodField(
+        help_text="The engine's result and every change with its before/after value; null "
+        "when a hidden participant is involved."
+    )
+
+    class Meta:
+        model = CombatLogEntry
+        fields = [
+            "id",
+            "seq",
+            "kind",
+            "actor",
+            "participant",
+            "declaration",
+            "text",
+            "roll",
+            "physical",
+            "reverts",
+            "details",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def _redacted(self, obj: CombatLogEntry) -> bool:
+        hidden = _hidden(self.context["request"], obj.encounter)
+        return bool(hidden & set(obj.payload.get("involves", [])))
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_text(self, obj: CombatLogEntry) -> str:
+        return obj.text_for(
+            self.context["request"].user, _hidden(self.context["request"], obj.encounter)
+        )
+
+    @extend_schema_field({"type": "object", "nullable": True})
+    def get_details(self, obj: CombatLogEntry) -> dict[str, Any] | None:
+        if self._redacted(obj):
+            return None
+        return {k: v for k, v in obj.payload.items() if k not in ("text", "public_text")}
+
+
+class EncounterSerializer(fields.StrictModelSerializer):
+    campaign = fields.PrimaryKeyRelatedField(queryset=Campaign.objects.all())
+    is_gm = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Encounter
+        fields = [
+            "id",
+            "campaign",
+            "name",
+            "status",
+            "round",
+            "turn",
+            "countering",
+            "is_gm",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = [
+            "id",
+            "status",
+            "round",
+            "turn",
+            "countering",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_fields(self) -> dict[str, Any]:
+        # Only the user's campaigns exist here: another campaign's id gets the answer of an id
+        # that does not exist, so the refusal does not tell that it is there.
+        fields = super().get_fields()
+        request = self.context.get("request")
+        if request is not None and request.user.is_authenticated:
+            fields["campaign"].queryset = Campaign.objects.for_user(request.user)
+        return fields
+
+    @extend_schema_field(OpenApiTypes.BOOL)
+    def get_is_gm(self, obj: Encounter) -> bool:
+        return obj.campaign.gm_id == self.context["request"].user.pk
+
+    def validate_campaign(self, campaign: Campaign) -> Campaign:
+        if self.instance is not None and campaign.pk != self.instance.campaign_id:
+            raise serializers.ValidationError("An encounter cannot move to another campaign.")
+        return campaign
+
+
+class EncounterDetailSerializer(EncounterSerializer):
+    participants = serializers.SerializerMethodField()
+    attacks = serializers.SerializerMethodField(help_text="Open attacks (declared, not rolled).")
+
+    class Meta(EncounterSerializer.Meta):
+        fields = [*EncounterSerializer.Meta.fields, "participants", "attacks"]
+
+    @extend_schema_field(ParticipantSerializer(many=True))
+    def get_participants(self, obj: Encounter) -> Any:
+        return ParticipantSerializer(_participants(obj), many=True, context=self.context).data
+
+    @extend_schema_field(DeclarationSerializer(many=True))
+    def get_attacks(self, obj: Encounter) -> Any:
+        return DeclarationSerializer(_open_attacks(obj), many=True, context=self.context).data
+
+
+def _participants(encounter: Encounter) -> list[Participant]:
+    ps = list(
+        encounter.participants.select_related("character__owner").prefetch_related(
+            "character__zones", "character__weapons"
+        )
+    )
+    for p in ps:
+        p.encounter = encounter
+    return ps
+
+
+def _open_attacks(encounter: Encounter) -> list[Declaration]:
+    decls = list(
+        Declaration.objects.filter(
+            encounter=encounter,
+            status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
+        ).select_related(
+            "zone", "weapon", "attacker__character", "target__character", "encounter__campaign"
+        )
+    )
+    return decls
+
+
+# --- Input ---------------------------------------------------------------------------------
+
+
+class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    characters = serializers.ListField(
+        child=fields.IntegerField(min_value=1),
+        required=False,
+        help_text="Campaign characters to add as they are (player characters, NPCs).",
+    )
+    npc = fields.IntegerField(
+        required=False, min_value=1, help_text="An NPC to add as `count` separate copies."
+    )
+    count = fields.IntegerField(required=False, min_value=1, max_value=services.MAX_COPIES)
+    hidden = fields.BooleanField(default=False, help_text="Hide the NPCs' numbers.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if bool(attrs.get("characters")) == bool(attrs.get("npc")):
+            raise serializers.ValidationError("Send either `characters` or `npc` (with `count`).")
+        return attrs
+
+
+class ParticipantUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    hidden = fields.BooleanField(required=False)
+    on_alert = fields.BooleanField(required=False)
+    gm_order = fields.IntegerField(required=False, min_value=0, max_value=1000)
+    itv = fields.IntegerField(required=False, min_value=0, max_value=100)
+    state = serializers.ChoiceField(choices=Participant.State.choices, required=False)
+    clear_conditions = fields.BooleanField(default=False)
+
+
+class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    include_skipped = fields.BooleanField(
+        default=False, help_text="Do not skip the down, unconscious or busy."
+    )
+    round = fields.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=10_000,
+        help_text="The round you saw. With `turn`: if the fight has moved on since (a "
+        "double click, another screen), the answer is 409 and nothing changes.",
+    )
+    turn = fields.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The participant whose turn you saw (null: nobody's); sent with `round`.",
+    )
+    countering = fields.BooleanField(
+        required=False,
+        help_text="Whether you saw the round's end held for counterattacks (optional).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("round" in attrs) != ("turn" in attrs):
+            raise serializers.ValidationError("Send `round` and `turn` together.")
+        return attrs
+
+    def seen(self) -> services.SeenTurn | None:
+        data = self.validated_data
+        if "round" not in data:
+            return None
+        return services.SeenTurn(data["round"], data["turn"], data.get("countering"))
+
+
+class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    attacker = fields.IntegerField(help_text="Participant id.")
+    target = fields.IntegerField(help_text="Participant id.")
+    zone = fields.IntegerField(
+        required=False, allow_null=True, help_text="Body zone id of the target's character."
+    )
+    weapon = fields.IntegerField(
+        required=False, allow_null=True, help_text="Weapon id; null: unarmed or improvised."
+    )
+    action = serializers.ChoiceField(choices=[*STRIKE_MODES, *MANEUVERS])
+    counterattack = fields.BooleanField(default=False)
+
+
+class DefenseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    defense = serializers.ChoiceField(choices=DEFENSE_MODES)
+
+
+class RollSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    roll = fields.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=100,
+        help_text="The physical d100 rolled at the table (00 is 100); omit for server dice.",
+    )
+
+
+class FateSerializer(RollSerializer):
+    action = serializers.ChoiceField(choices=[a.value for a in omg.FateAction])
+    spender = fields.IntegerField(
+        required=False,
+        help_text="Participant whose Fate is spent (yours); default: your only one.",
+    )
+
+
+class AdjustSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    zone = fields.IntegerField(help_text="Body zone id.")
+    amount = fields.IntegerField(
+        min_value=-1000, max_value=1000, help_text="Wounds to add; negative heals."
+    )
+
+
+class FateResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    fate = LogEntrySerializer()
+    reroll = LogEntrySerializer(allow_null=True)
