@@ -10,8 +10,8 @@ from drf_spectacular.views import (
 from rest_framework.routers import DefaultRouter
 
 from combat import api as combat_api
-from sheets.api import CampaignViewSet
-from sheets.character_api import (
+from sheets.api.campaigns import CampaignViewSet
+from sheets.api.characters import (
     BodyZoneViewSet,
     CharacterViewSet,
     DisciplineViewSet,

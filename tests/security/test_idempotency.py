@@ -188,7 +188,7 @@ def test_it_does_not_keep_refusals_before_the_view_ran(gm):
 
 
 def test_it_forgets_the_key_when_the_view_fails(api, monkeypatch):
-    from sheets.api import CampaignViewSet
+    from sheets.api.campaigns import CampaignViewSet
 
     def boom(self: Any, serializer: Any) -> None:
         raise RuntimeError("disk on fire")
@@ -264,7 +264,7 @@ def test_it_lets_the_database_decide_between_concurrent_duplicates(gm):
     """Two threads claim one key at the same moment: one runs, the other gets 409 (or, if it
     arrives after the first finished, the replay); the campaign is created once."""
     _, key = ApiToken.objects.create_token(user=gm, name="race")
-    from sheets.api import CampaignViewSet
+    from sheets.api.campaigns import CampaignViewSet
 
     original = CampaignViewSet.perform_create
     inside = threading.Event()

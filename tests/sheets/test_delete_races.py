@@ -19,7 +19,7 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from rules.engine.omg_data import MELEE_COMBAT
 from sheets import services
-from sheets.character_api import CharacterSerializer
+from sheets.api.characters import CharacterSerializer
 from sheets.models import Character, Discipline
 
 RACES = 30

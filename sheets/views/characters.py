@@ -230,7 +230,7 @@ def character_print(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def character_export(request: HttpRequest, pk: int) -> HttpResponse:
     """The sheet as the API's JSON document, downloaded as a file."""
-    from sheets.character_api import CharacterSerializer
+    from sheets.api.characters import CharacterSerializer
 
     character = get_character_for_user(request, pk)
     data = CharacterSerializer(character, context={"request": request}).data
@@ -389,7 +389,7 @@ def _depth(data: Any) -> int:
 def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     """Create a character from a sheet exported as JSON (the API's document). All or nothing:
     a file with any error creates nothing and says what is wrong."""
-    from sheets.character_api import CharacterSerializer
+    from sheets.api.characters import CharacterSerializer
 
     campaign = get_campaign_for_user(request, campaign_pk)
     errors: list[str] = []

@@ -140,7 +140,7 @@ class CampaignViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
     @action(detail=True, methods=["post"])
     def rest(self, request: Request, pk: str | None = None) -> Response:
         """The daily rest for every character of the campaign (GM only), all or nothing."""
-        from sheets.character_api import RestRefused, _rest_payload
+        from sheets.api.characters import RestRefused, _rest_payload
 
         campaign = self.get_object()
         try:
