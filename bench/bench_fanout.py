@@ -1,6 +1,8 @@
-"""Live fan-out latency: from an action to 1, 10 and 100 open encounter pages (issue 6).
+"""Live fan-out latency: from an action to 1, 10, 100 and 300 open encounter pages (issues 6
+and 15).
 
-Run by hand: ``.venv/bin/python bench/bench_fanout.py [actions per size]``.
+Run by hand: ``.venv/bin/python bench/bench_fanout.py [actions per size] [sizes]``, e.g.
+``bench/bench_fanout.py 8 1,10,100,300``.
 
 Two servers on a throwaway PostgreSQL (bench/bench_load.py starts everything): one uvicorn
 process with the in-memory channel layer (a laptop or a small table), then two uvicorn workers
@@ -9,8 +11,10 @@ many event streams (SSE) are opened on a fresh encounter, with the GM's and both
 sessions in turn; the GM passes the turn through the API, one action at a time, and the time
 from sending that request to each stream reading the entry gives p50 and p95 (the first action
 right after the streams connected is reported apart: it waits for the streams' own start). A
-bare Django view's p50 measured on the same server is printed next to them, and so is what
-rendering one event for one viewer costs (every stream renders for its own viewer).
+bare Django view's p50 and p95 measured on the same server in the same run are printed, and the
+fan-out figures as ratios to them (the machine's speed cancels out), with the PostgreSQL
+connections open while the streams are. Also printed: what building one event's messages for
+the GM and for a player costs in this process.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from bench.bench_load import (  # noqa: E402 - the path above comes first
     services,
 )
 
-SIZES = (1, 10, 100)
+SIZES = (1, 10, 100, 300)
 
 
 def render_cost() -> str:
@@ -65,16 +69,19 @@ def render_cost() -> str:
     return "; ".join(out)
 
 
-async def bare_p50(base: str) -> float:
+async def bare_view(base: str) -> tuple[float, float]:
+    """p50 and p95 of a bare Django view (no database), one client, in milliseconds."""
+
     async def bare(http: httpx.AsyncClient, i: int) -> None:
         (await http.get("/bench/bare/")).raise_for_status()
 
     result = await load("bare", bare, base=base, seconds=3, clients=1)
-    return result.p(50)
+    return result.p(50), result.p(95)
 
 
 def main() -> None:
     actions = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    sizes = tuple(int(n) for n in sys.argv[2].split(",")) if len(sys.argv) > 2 else SIZES
     print(f"{actions} actions per size; latency from sending the action to each stream's entry")
     with services() as env:
         django_setup(env)
@@ -87,21 +94,34 @@ def main() -> None:
         for label, workers, server_env in setups:
             with server(server_env, workers=workers, name=f"fanout-{workers}") as s:
                 assert httpx.get(f"{s.url}/healthz", headers=HTTPS).json()["status"] == "ok"
-                base = asyncio.run(bare_p50(s.url))
-                print(f"{label}: bare view p50 {base:.1f} ms (1 client)")
-                for size in SIZES:
+                base50, base95 = asyncio.run(bare_view(s.url))
+                print(f"{label}: bare view p50 {base50:.1f} ms, p95 {base95:.1f} ms (1 client)")
+                print(
+                    f"  {'pages':>5} {'p50 ms':>8} {'p95 ms':>8} {'p50/bare':>9} {'p95/bare':>9}"
+                    f" {'action ms':>9} {'first ms':>8} {'late':>5} {'lost':>5} {'PG conns':>8}"
+                )
+                for size in sizes:
                     encounter = new_fight(f"Bench fan-out {workers}/{size}")["encounter"]
-                    f = asyncio.run(fanout(s.url, table, encounter, clients=size, actions=actions))
+                    try:
+                        f = asyncio.run(
+                            fanout(s.url, table, encounter, clients=size, actions=actions)
+                        )
+                    except Exception as exc:  # noqa: BLE001 - report it and go on to the next
+                        print(f"  {size:5d} failed: {type(exc).__name__}: {exc}"[:200])
+                        continue
                     p50, p95 = (percentile(f.latencies, q) * 1000 for q in (50, 95))
-                    first = percentile(f.first, 50) * 1000
                     print(
-                        f"  {size:3d} clients: p50 {p50:7.1f} ms, p95 {p95:7.1f} ms"
-                        f"  (p50 / bare {p50 / base:5.1f}); action itself p50"
-                        f" {percentile(f.action, 50) * 1000:.1f} ms; first action after"
-                        f" connecting p50 {first:.0f} ms; {f.late} of {size * actions} later"
-                        f" than {LATE:.0f} s, {f.lost} never came;"
-                        f" {f.db_connections} PostgreSQL connections open"
+                        f"  {size:5d} {p50:8.1f} {p95:8.1f} {p50 / base50:9.1f} {p95 / base95:9.1f}"
+                        f" {percentile(f.action, 50) * 1000:9.1f}"
+                        f" {percentile(f.first, 50) * 1000:8.0f} {f.late:5d} {f.lost:5d}"
+                        f" {f.db_connections:8d}"
                     )
+        print(
+            "\n(p50/bare, p95/bare: the fan-out's p50 and p95 over the bare view's; action: the"
+            " API request's own p50; first: the first action right after the streams connected;"
+            f" late: deliveries after {LATE:.0f} s; lost: never came; PG conns: PostgreSQL"
+            " connections open while the streams are, all server processes together)"
+        )
 
 
 if __name__ == "__main__":

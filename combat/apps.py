@@ -11,7 +11,7 @@ class CombatConfig(AppConfig):
         from combat import live, views
 
         # Every committed combat log entry is pushed to the encounter's open screens, each
-        # with the tracker drawn for its viewer; the GM's page also hears who is connected.
+        # with the tracker drawn once per audience; the GM's page also hears who is connected.
         live.connect_push()
-        live.register_state_renderer(views.tracker_panels)
+        live.register_state_renderer(views.LiveTracker)
         live.register_presence_renderer(views.presence_panel)

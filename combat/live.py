@@ -6,31 +6,38 @@ The path of an event:
    once the transaction commits, :func:`push` sends ``{"id": entry.pk}`` to the encounter's
    group on the channel layer (in memory on a laptop, Redis across processes).
 2. Each open page holds a server-sent-events stream (:func:`encounter_stream`, htmx's SSE
-   extension on the page). On a message it reads the entries after the last one it sent and
-   renders them *for that viewer* (hidden NPC numbers never leave the server for a player),
-   then the state panels (initiative, attacks, wounds) for that viewer.
-3. A browser that reconnects sends ``Last-Event-ID`` (the last entry id it saw): the stream
-   replays the entries after it, or tells the page to reload its panels when the gap is larger
-   than :data:`REPLAY_LIMIT`. Because the stream always re-reads the database, nothing is lost
-   when a message is dropped and nothing is shown twice.
+   extension on the page). The streams of one encounter in one process share one
+   :class:`Broadcaster`: it alone listens to the group, and on a message it reads the new
+   entries once, checks once who may still see the encounter, draws the entries and the
+   tracker once per audience (the GM; the players, hidden NPCs masked; a player who may see
+   more than the others, on their own: combat.views.LiveTracker) and hands the same text to
+   every stream of that audience. Its database work runs on one thread of its own, and the
+   connection goes back (to the pool) after each pass: a stream holds none.
+3. A browser that reconnects sends ``Last-Event-ID`` (the last entry id it saw): the
+   broadcaster replays the entries after it, or tells the page to reload its panels when the
+   gap is larger than :data:`REPLAY_LIMIT`. Each stream remembers the last entry it was sent,
+   and every pass re-reads the database from the oldest of them: nothing is lost when a
+   message is dropped, and nothing is sent twice.
 
-A comment line every :data:`HEARTBEAT_SECONDS` keeps proxies from closing an idle stream and
-refreshes the viewer's presence, which the GM's page shows.
+Every :data:`HEARTBEAT_SECONDS` the broadcaster checks access again, sends each stream a comment
+line (proxies keep an idle stream open) and refreshes its viewers' presence, which the GM's page
+shows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -85,14 +92,25 @@ def connect_push() -> Callable[[], None]:
 
 # --- What a viewer is sent -------------------------------------------------------------------
 
-#: Renders the state panels of an encounter for one viewer: a mapping of SSE event name ->
-#: HTML. The encounter page registers its own (combat.views); until then nothing is sent.
-#: The third argument is a CSRF token for the viewer's forms (None: forms without one).
-StateRenderer = Callable[[Encounter, "AbstractBaseUser", str | None], dict[str, str]]
-_state_renderer: list[StateRenderer] = []
+
+class StateRenderer(Protocol):
+    """Draws the state panels of an encounter after an event (combat.views.LiveTracker):
+    loaded once, drawn once per audience."""
+
+    def __init__(self, encounter: Encounter) -> None: ...
+
+    def hidden_for(self, user: AbstractBaseUser) -> set[int]: ...
+
+    def panels(self, user: AbstractBaseUser) -> dict[str, str]: ...
+
+    def encoded(self, user: AbstractBaseUser) -> list[str]: ...
 
 
-def register_state_renderer(renderer: StateRenderer) -> None:
+#: The encounter page registers its own (combat.views); until then no panel is sent.
+_state_renderer: list[type[StateRenderer]] = []
+
+
+def register_state_renderer(renderer: type[StateRenderer]) -> None:
     _state_renderer[:] = [renderer]
 
 
@@ -143,14 +161,12 @@ def still_allowed(encounter: Encounter, user: AbstractBaseUser) -> bool:
 
 
 def messages_after(
-    encounter: Encounter,
-    user: AbstractBaseUser,
-    after: int | None,
-    csrf_token: str | None = None,
+    encounter: Encounter, user: AbstractBaseUser, after: int | None
 ) -> list[Message]:
-    """Everything a viewer who saw entries up to ``after`` needs: the newer entries, one event
-    each (or a ``reset`` when there are too many), then the state panels. ``after`` None is a
-    fresh page, which already shows the current state."""
+    """Everything one viewer who saw entries up to ``after`` needs: the newer entries, one
+    event each (or a ``reset`` when there are too many), then the state panels. ``after`` None
+    is a fresh page, which already shows the current state. (The broadcaster does the same
+    for all its streams at once: :func:`fan_out`.)"""
     if after is None:
         return []
     hidden = hidden_participants(encounter, user)
@@ -170,14 +186,14 @@ def messages_after(
             )
             out.append(Message("entry", html, entry.pk))
     if entries:
-        # The stream holds the Encounter it opened with: its status, round and turn are read
-        # again here, or every panel would show the fight as it was when the page connected.
+        # The caller may hold the Encounter as it was loaded long ago: its status, round and
+        # turn are read again here, or every panel would show the fight as it was then.
         try:
             encounter.refresh_from_db()
         except Encounter.DoesNotExist:
             return out  # deleted meanwhile: the stream's next check says it is gone
         for renderer in _state_renderer:
-            for event, html in renderer(encounter, user, csrf_token).items():
+            for event, html in renderer(encounter).panels(user).items():
                 out.append(Message(event, html))
     return out
 
@@ -225,6 +241,210 @@ def present_users(encounter: Encounter, user_ids: list[int]) -> set[int]:
     return {uid for uid in user_ids if _presence_key(encounter.pk, uid) in found}
 
 
+# --- The broadcaster ----------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One open stream: what its viewer has been sent, and the queue the broadcaster fills
+    (encoded events; None: the stream ends)."""
+
+    user: AbstractBaseUser
+    after: int | None  # the last entry id sent; None: a fresh page (it shows the state)
+    queue: asyncio.Queue[str | None]
+    greeted: bool = False
+
+
+def fan_out(
+    encounter: Encounter, subscribers: list[Subscriber], *, presence: bool = False
+) -> dict[Subscriber, list[str]]:
+    """One pass of the broadcaster, in its thread: what each stream is sent. Every stream
+    behind the newest entry gets the entries it has not seen (or a ``reset``) and the tracker,
+    each drawn once per audience; a stream whose viewer lost access gets ``gone``; a stream
+    not greeted yet gets ``hello``; with ``presence``, the GM's streams get who is connected."""
+    out: dict[Subscriber, list[str]] = {s: [] for s in subscribers}
+    try:
+        encounter.refresh_from_db()
+    except Encounter.DoesNotExist:
+        for s in subscribers:
+            out[s].append(Message(GONE, "").encode())
+        return out
+    allowed: dict[int, bool] = {}
+    for s in subscribers:
+        if s.user.pk not in allowed:
+            allowed[s.user.pk] = still_allowed(encounter, s.user)
+    live = [s for s in subscribers if allowed[s.user.pk]]
+    for s in subscribers:
+        if not allowed[s.user.pk]:
+            out[s].append(Message(GONE, "").encode())
+    latest = latest_entry_id(encounter)
+    for s in live:
+        if s.after is None:
+            s.after = latest
+    behind = [s for s in live if s.after is not None and s.after < latest]
+    if behind:
+        since = min(s.after or 0 for s in behind)
+        entries = list(
+            CombatLogEntry.objects.filter(encounter=encounter, pk__gt=since)
+            .select_related("actor")
+            .order_by("pk")
+        )
+        tracker = _state_renderer[0](encounter) if _state_renderer else None
+        drawn: dict[tuple[int, frozenset[int]], str] = {}
+        hidden_of: dict[int, frozenset[int]] = {}
+        for s in behind:
+            mine = [e for e in entries if e.pk > (s.after or 0)]
+            if len(mine) > REPLAY_LIMIT:
+                out[s].append(Message("reset", "", latest).encode())
+            else:
+                if s.user.pk not in hidden_of:
+                    hidden_of[s.user.pk] = frozenset(
+                        tracker.hidden_for(s.user)
+                        if tracker
+                        else hidden_participants(encounter, s.user)
+                    )
+                hidden = hidden_of[s.user.pk]
+                for entry in mine:
+                    if (entry.pk, hidden) not in drawn:
+                        html = render_to_string(
+                            "combat/live_entry.html",
+                            {"entry": entry, "text": entry.text_for(s.user, set(hidden))},
+                        )
+                        drawn[entry.pk, hidden] = Message("entry", html, entry.pk).encode()
+                    out[s].append(drawn[entry.pk, hidden])
+            if tracker is not None:
+                out[s] += tracker.encoded(s.user)
+            s.after = latest
+    for s in live:
+        if not s.greeted:
+            s.greeted = True
+            # Always something at once: some servers (daphne, behind runserver) send the
+            # headers only with the first bytes, and a page with nothing to catch up on would
+            # otherwise wait for the first heartbeat before the browser calls the stream open.
+            out[s].append(Message("hello", "", s.after).encode())
+    if presence:
+        gm_streams = [s for s in live if encounter.campaign.is_gm(s.user)]
+        if gm_streams:
+            encoded = [m.encode() for m in presence_messages(encounter, gm_streams[0].user)]
+            for s in gm_streams:
+                out[s] += encoded
+    return out
+
+
+class Broadcaster:
+    """The live feed of one encounter in this process: one listener on the channel layer, one
+    thread for the database, every open stream fed from it (see the module's docstring)."""
+
+    def __init__(self, encounter: Encounter) -> None:
+        self.encounter = encounter
+        self.subscribers: set[Subscriber] = set()
+        self.loop = asyncio.get_running_loop()
+        self.wake = asyncio.Event()
+        # Started outside the request that opened the first stream (an empty context): its
+        # database work then runs on the process's one thread for work outside requests
+        # (asgiref's thread-sensitive executor), not on a request's thread that ends with it.
+        self.task = self.loop.create_task(self.run(), context=contextvars.Context())
+
+    def add(self, subscriber: Subscriber) -> None:
+        self.subscribers.add(subscriber)
+        self.wake.set()  # greeted (and caught up) on the next pass
+
+    def remove(self, subscriber: Subscriber) -> None:
+        self.subscribers.discard(subscriber)
+        if not self.subscribers:
+            _broadcasters.pop(self.encounter.pk, None)
+            self.task.cancel()
+
+    async def _pass(self, *, presence: bool = False, heartbeat: bool = False) -> None:
+        subscribers = list(self.subscribers)
+        if not subscribers:
+            return
+
+        def work() -> dict[Subscriber, list[str]]:
+            try:
+                out = fan_out(self.encounter, subscribers, presence=presence)
+                if heartbeat:
+                    for uid in {s.user.pk for s in subscribers}:
+                        mark_present(self.encounter.pk, uid)
+                return out
+            finally:
+                # The connection goes back (to the pool) between events: streams hold none.
+                for connection in connections.all(initialized_only=True):
+                    if not connection.in_atomic_block:
+                        connection.close()
+
+        try:
+            out = await sync_to_async(work)()
+        except Exception:
+            # A failed pass (the database restarting, say) must not end every stream: the
+            # next event or heartbeat reads again from what each stream was last sent.
+            logger.exception("live: pass failed for encounter %s", self.encounter.pk)
+            return
+        for s, chunks in out.items():
+            if heartbeat and s.greeted:
+                chunks.insert(0, ": heartbeat\n\n")
+            for chunk in chunks:
+                s.queue.put_nowait(chunk)
+            if any(c.startswith(f"event: {GONE}\n") for c in chunks):
+                s.queue.put_nowait(None)
+                self.subscribers.discard(s)
+
+    async def run(self) -> None:
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        group = group_name(self.encounter.pk)
+        presence_group = presence_group_name(self.encounter.pk)
+        await layer.group_add(group, channel)
+        await layer.group_add(presence_group, channel)
+        # One receive is kept pending across heartbeats rather than cancelled and restarted:
+        # cancelling a Redis layer's receive mid-read can break its connection.
+        pending: asyncio.Future[Any] | None = None
+        woken: asyncio.Future[Any] | None = None
+        next_beat = self.loop.time() + HEARTBEAT_SECONDS
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(layer.receive(channel))
+                if woken is None:
+                    woken = asyncio.ensure_future(self.wake.wait())
+                timeout = max(0.0, next_beat - self.loop.time())
+                await asyncio.wait(
+                    {pending, woken}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                presence = heartbeat = False
+                if woken.done():
+                    woken = None
+                    self.wake.clear()
+                if pending.done():
+                    received = pending.result()
+                    pending = None
+                    # Someone came or went: the GM's list is drawn again. (A viewer who closes
+                    # one of two tabs shows as away until the other tab's next heartbeat.)
+                    presence = received.get("type") == PRESENCE
+                if self.loop.time() >= next_beat:
+                    # Viewers whose heartbeat stopped drop off the GM's list here.
+                    heartbeat = presence = True
+                    next_beat = self.loop.time() + HEARTBEAT_SECONDS
+                await self._pass(presence=presence, heartbeat=heartbeat)
+        finally:
+            for future in (pending, woken):
+                if future is not None:
+                    future.cancel()
+            await layer.group_discard(group, channel)
+            await layer.group_discard(presence_group, channel)
+
+
+#: The broadcasters of this process, by encounter id (the event loop's own: one per process).
+_broadcasters: dict[int, Broadcaster] = {}
+
+
+def broadcaster(encounter: Encounter) -> Broadcaster:
+    found = _broadcasters.get(encounter.pk)
+    if found is None or found.task.done() or found.loop is not asyncio.get_running_loop():
+        found = _broadcasters[encounter.pk] = Broadcaster(encounter)
+    return found
+
+
 # --- The stream ---------------------------------------------------------------------------
 
 
@@ -239,11 +459,8 @@ async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
     if not user.is_authenticated:
         return HttpResponse("Log in to follow this encounter.", status=403)
     encounter = await sync_to_async(get_encounter)(user, pk)
-    after = _last_seen(request)
-    # Forms in the panels sent down the stream carry a token for this viewer's CSRF cookie.
-    csrf_token = get_token(request)
     response = StreamingHttpResponse(
-        _stream(encounter, user, after, csrf_token), content_type="text/event-stream"
+        _stream(encounter, user, _last_seen(request)), content_type="text/event-stream"
     )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
@@ -251,69 +468,24 @@ async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 async def _stream(
-    encounter: Encounter, user: AbstractBaseUser, after: int | None, csrf_token: str | None
+    encounter: Encounter, user: AbstractBaseUser, after: int | None
 ) -> AsyncIterator[str]:
+    """A plain generator over the queue the encounter's broadcaster fills: no database, no
+    thread, no channel-layer receive of its own."""
     layer = get_channel_layer()
-    channel = await layer.new_channel()
-    group = group_name(encounter.pk)
     presence_group = presence_group_name(encounter.pk)
-    shows_presence = await sync_to_async(lambda: encounter.campaign.is_gm(user))()
-    await layer.group_add(group, channel)
-    if shows_presence:
-        await layer.group_add(presence_group, channel)
+    subscriber = Subscriber(user, after, asyncio.Queue())
+    feed = broadcaster(encounter)
+    feed.add(subscriber)
     await sync_to_async(mark_present)(encounter.pk, user.pk)
     await layer.group_send(presence_group, {"type": PRESENCE})
     try:
-        # Subscribe first, then read: an entry committed in between is read now and its
-        # message only makes us look again (and find nothing new), never lost.
-        if after is None:
-            after = await sync_to_async(latest_entry_id)(encounter)
-        else:
-            for message in await sync_to_async(messages_after)(encounter, user, after, csrf_token):
-                after = message.id if message.id is not None else after
-                yield message.encode()
-        # Always something at once: some servers (daphne, behind runserver) send the headers
-        # only with the first bytes, and a page with nothing to catch up on would otherwise
-        # wait for the first heartbeat before the browser calls the stream open.
-        yield Message("hello", "", after).encode()
-        # One receive is kept pending across heartbeats rather than cancelled and restarted:
-        # cancelling a Redis layer's receive mid-read can break its connection.
-        pending: asyncio.Future[Any] | None = None
-        try:
-            while True:
-                if pending is None:
-                    pending = asyncio.ensure_future(layer.receive(channel))
-                done, _ = await asyncio.wait({pending}, timeout=HEARTBEAT_SECONDS)
-                if not await sync_to_async(still_allowed)(encounter, user):
-                    yield Message(GONE, "").encode()
-                    return
-                if not done:
-                    await sync_to_async(mark_present)(encounter.pk, user.pk)
-                    yield ": heartbeat\n\n"
-                    if shows_presence:
-                        # Viewers whose heartbeat stopped drop off the GM's list here.
-                        for message in await sync_to_async(presence_messages)(encounter, user):
-                            yield message.encode()
-                    continue
-                received = pending.result()
-                pending = None
-                if received.get("type") == PRESENCE:
-                    # Someone came or went: the GM's list is drawn again. (A viewer who closes
-                    # one of two tabs shows as away until the other tab's next heartbeat.)
-                    for message in await sync_to_async(presence_messages)(encounter, user):
-                        yield message.encode()
-                    continue
-                for message in await sync_to_async(messages_after)(
-                    encounter, user, after, csrf_token
-                ):
-                    after = message.id if message.id is not None else after
-                    yield message.encode()
-        finally:
-            if pending is not None:
-                pending.cancel()
+        while True:
+            chunk = await subscriber.queue.get()
+            if chunk is None:
+                return
+            yield chunk
     finally:
-        await layer.group_discard(group, channel)
-        if shows_presence:
-            await layer.group_discard(presence_group, channel)
+        feed.remove(subscriber)
         await sync_to_async(mark_absent)(encounter.pk, user.pk)
         await layer.group_send(presence_group, {"type": PRESENCE})

@@ -4,12 +4,14 @@ someone else acted first, 422 when the fight does not allow it, with the reason)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
@@ -37,7 +39,9 @@ ACTIONS = [
 
 @dataclass
 class Row:
-    """One participant as the viewer may see it: ``show`` is False for hidden numbers."""
+    """One participant as the viewer may see it: ``show`` is False for hidden numbers.
+    ``controller`` is set in the players' shared render only: the player whose controls on
+    this row (the Stamina roll) static/js/live.js switches on."""
 
     p: Participant
     show: bool
@@ -46,6 +50,7 @@ class Row:
     vit_max: int
     zones: list[BodyZone]
     weapons: list[Weapon]
+    controller: int | None = None
 
     @property
     def skipped(self) -> bool:
@@ -72,14 +77,29 @@ def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -
 DEFENSE_NAMES = tuple(m.value for m in omg.DefenseMode)
 
 
-def encounter_context(
-    request: HttpRequest, encounter: Encounter, *, attacker_pk: int | None = None, **extra: Any
-) -> dict[str, Any]:
-    """Everything the encounter page shows to this viewer, in a fixed number of queries
-    whatever the number of participants. ``attacker_pk`` chooses the declare form's
-    attacker (default: whoever of the viewer's is acting)."""
-    user = request.user
-    is_gm = encounter.campaign.is_gm(user)
+@dataclass
+class TableState:
+    """An encounter as it stands, loaded once (a fixed number of queries whatever the number
+    of participants): every viewer's page, and every audience of the live feed, is drawn from
+    it. Nothing in it depends on who looks: :func:`view_context` masks and adds the controls."""
+
+    encounter: Encounter
+    participants: list[Participant]
+    vit_max: dict[int, int]
+    zones: dict[int, list[BodyZone]]
+    weapons: dict[int, list[Weapon]]
+    declarations: list[Declaration]
+    log: list[CombatLogEntry]
+    fate_roll: CombatLogEntry | None
+    odds: dict[tuple[int, frozenset[int]], Any]
+
+    @property
+    def hidden(self) -> set[int]:
+        """Every hidden participant: what a player owning none of them may not see."""
+        return {p.pk for p in self.participants if p.hidden}
+
+
+def load_state(encounter: Encounter) -> TableState:
     ps = list(
         encounter.participants.select_related("character__owner").prefetch_related(
             "character__zones", "character__weapons", "character__disciplines"
@@ -87,22 +107,7 @@ def encounter_context(
     )
     for p in ps:
         p.encounter = encounter
-    hidden = access.hidden_ids(encounter, user, ps)
     pmap = {p.pk: p for p in ps}
-    rows = []
-    for p in ps:
-        c = p.character
-        rows.append(
-            Row(
-                p=p,
-                show=p.pk not in hidden,
-                mine=p.is_controlled_by(user),
-                is_turn=encounter.turn_id == p.pk,
-                vit_max=omg.derived(aptitudes_of(c), bzf=c.bzf).vit,
-                zones=list(c.zones.all()),
-                weapons=list(c.weapons.all()),
-            )
-        )
     declarations = list(
         Declaration.objects.filter(encounter=encounter, status__in=OPEN).select_related(
             "zone", "weapon"
@@ -112,13 +117,80 @@ def encounter_context(
         d.encounter = encounter
         d.attacker = pmap[d.attacker_id]
         d.target = pmap[d.target_id]
-        d.odds = services.odds_for_viewer(d, hidden)  # type: ignore[attr-defined]
+    latest = services.latest_roll(encounter)
+    return TableState(
+        encounter=encounter,
+        participants=ps,
+        vit_max={p.pk: omg.derived(aptitudes_of(p.character), bzf=p.character.bzf).vit for p in ps},
+        zones={p.pk: list(p.character.zones.all()) for p in ps},
+        weapons={p.pk: list(p.character.weapons.all()) for p in ps},
+        declarations=declarations,
+        log=list(encounter.log.order_by("-seq")[:LOG_LENGTH]),
+        fate_roll=latest
+        if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL
+        else None,
+        odds={},
+    )
+
+
+def _player_owner(p: Participant) -> int | None:
+    """Whose controls these are in the players' shared render: the character's player, or
+    None for the GM's characters (the GM has a render of their own)."""
+    owner = p.character.owner_id
+    return None if owner == p.encounter.campaign.gm_id else owner
+
+
+def view_context(
+    state: TableState,
+    user: Any,
+    *,
+    shared: bool = False,
+    attacker_pk: int | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The encounter page as ``user`` sees it. ``shared`` is the render every player who owns
+    no hidden participant receives on the live feed: hidden numbers masked, and the controls
+    that belong to one player (defend, roll, call off, Stamina, Fate, declare, next turn) drawn
+    for each of them with ``data-owner``, for static/js/live.js to keep the viewer's own. The
+    server checks every request anyway; the page itself (``shared`` False) draws only the
+    viewer's controls, so every form works without JavaScript."""
+    encounter = state.encounter
+    ps = state.participants
+    is_gm = not shared and encounter.campaign.is_gm(user)
+    hidden = state.hidden if shared else access.hidden_ids(encounter, user, ps)
+    key = frozenset(hidden)
+    pmap = {p.pk: p for p in ps}
+
+    def controls(p: Participant) -> bool:
+        return (_player_owner(p) is not None) if shared else p.is_controlled_by(user)
+
+    rows = [
+        Row(
+            p=p,
+            show=p.pk not in hidden,
+            mine=not shared and p.is_controlled_by(user),
+            is_turn=encounter.turn_id == p.pk,
+            vit_max=state.vit_max[p.pk],
+            zones=state.zones[p.pk],
+            weapons=state.weapons[p.pk],
+            controller=_player_owner(p) if shared else None,
+        )
+        for p in ps
+    ]
+    declarations = []
+    for original in state.declarations:
+        d = copy.copy(original)  # the state's own stay as loaded: one copy per audience
+        if (d.pk, key) not in state.odds:
+            state.odds[d.pk, key] = services.odds_for_viewer(d, hidden)
+        d.odds = state.odds[d.pk, key]  # type: ignore[attr-defined]
         # A hidden attacker's weapon is one of its numbers: the log's public text leaves it
         # out, and so does the open-attack panel.
         d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]
-        d.can_defend = d.needs_defense and d.target.is_controlled_by(user)  # type: ignore[attr-defined]
-        d.can_roll = d.status == Declaration.Status.DEFENDED and d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
-        d.can_cancel = d.attacker.is_controlled_by(user)  # type: ignore[attr-defined]
+        d.can_defend = d.needs_defense and controls(d.target)  # type: ignore[attr-defined]
+        d.can_roll = d.status == Declaration.Status.DEFENDED and controls(d.attacker)  # type: ignore[attr-defined]
+        d.can_cancel = controls(d.attacker)  # type: ignore[attr-defined]
+        d.target_owner = _player_owner(d.target) if shared else None  # type: ignore[attr-defined]
+        d.attacker_owner = _player_owner(d.attacker) if shared else None  # type: ignore[attr-defined]
         # A player's own character under attack: shown first, with the defense choices.
         d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]
         # Each defense button carries its DIF (None when the GM hides the defender's side).
@@ -126,33 +198,65 @@ def encounter_context(
             (mode, ((d.odds or {}).get(mode) or {}).get("dif"))  # type: ignore[attr-defined]
             for mode in DEFENSE_NAMES
         ]
-    log = list(encounter.log.order_by("-seq")[:LOG_LENGTH])
-    result = result_card(log[0] if log else None, user, hidden, ps, is_gm=is_gm)
+        declarations.append(d)
+    log = state.log
+    viewer = AnonymousUser() if shared else user
+    result = result_card(log[0] if log else None, viewer, hidden, ps, is_gm=is_gm)
+    log = [copy.copy(entry) for entry in log]
     for entry in log:
-        entry.view_text = entry.text_for(user, hidden)  # type: ignore[attr-defined]
-    latest = services.latest_roll(encounter)
-    fate_roll = latest if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL else None
-    spenders = [
-        p for p in ps if fate_roll and p.character.owner_id == user.pk and p.character.fate > 0
-    ]
+        entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]
+    fate_roll = state.fate_roll
+    if shared:
+        # A hidden character's Fate is one of its numbers: its player has a render of their own.
+        spenders = [
+            p
+            for p in ps
+            if fate_roll and _player_owner(p) and p.pk not in hidden and p.character.fate > 0
+        ]
+    else:
+        spenders = [
+            p for p in ps if fate_roll and p.character.owner_id == user.pk and p.character.fate > 0
+        ]
     in_fight = {p.character_id for p in ps}
     candidates = npcs = []
     if is_gm:
         campaign_chars = list(Character.objects.filter(campaign=encounter.campaign))
         candidates = [c for c in campaign_chars if c.pk not in in_fight]
         npcs = [c for c in campaign_chars if c.is_npc and c.pk not in in_fight]
-    mine = [r for r in rows if r.mine]
+    turn = pmap.get(encounter.turn_id) if encounter.turn_id else None
     # A player declares on their character's turn, or to spend a queued counterattack; the GM
     # runs every NPC and may declare at any time. (The server checks turns on its own.)
-    can_declare = is_gm or any(r.is_turn or r.p.counterattacks for r in mine)
+    if shared:
+        owners = sorted({r.controller for r in rows if r.controller is not None})
+        panels = []
+        for owner in owners:
+            theirs = [r for r in rows if r.controller == owner and r.show]
+            if any(r.is_turn or r.p.counterattacks for r in theirs):
+                panels.append(
+                    {"owner": owner, "mine": theirs, **declare_context(rows, theirs, None)}
+                )
+        mine: list[Row] = []
+        can_pass = False
+        pass_owner = _player_owner(turn) if turn else None
+    else:
+        mine = [r for r in rows if r.mine]
+        can_declare = is_gm or any(r.is_turn or r.p.counterattacks for r in mine)
+        chosen = declare_context(rows, mine, attacker_pk)
+        panels = [{"owner": None, "mine": mine, **chosen}] if mine and can_declare else []
+        can_pass = is_gm or bool(turn and turn.character.owner_id == user.pk)
+        pass_owner = None
     return {
         "encounter": encounter,
         "campaign": encounter.campaign,
         "is_gm": is_gm,
+        "shared": shared,
         "rows": rows,
         "mine": mine,
-        "can_declare": can_declare,
-        "turn": pmap.get(encounter.turn_id) if encounter.turn_id else None,
+        "can_declare": bool(panels),
+        "declare_panels": panels,
+        "can_pass": can_pass,
+        "pass_owner": pass_owner,
+        "turn": turn,
         "declarations": declarations,
         "log": log,
         "result": result,
@@ -166,9 +270,18 @@ def encounter_context(
         "states": Participant.State.choices,
         "max_copies": services.MAX_COPIES,
         "running": encounter.status == Encounter.Status.RUNNING,
-        **declare_context(rows, mine, attacker_pk),
+        **(panels[0] if panels and not shared else declare_context(rows, mine, attacker_pk)),
         **extra,
     }
+
+
+def encounter_context(
+    request: HttpRequest, encounter: Encounter, *, attacker_pk: int | None = None, **extra: Any
+) -> dict[str, Any]:
+    """Everything the encounter page shows to this viewer, in a fixed number of queries
+    whatever the number of participants. ``attacker_pk`` chooses the declare form's
+    attacker (default: whoever of the viewer's is acting)."""
+    return view_context(load_state(encounter), request.user, attacker_pk=attacker_pk, **extra)
 
 
 def _int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
@@ -571,18 +684,67 @@ def presence_panel(encounter: Encounter, user: Any) -> str | None:
     return render_to_string(f"{PAGE}#presence", presence_context(encounter))
 
 
-def tracker_panels(
-    encounter: Encounter, user: Any, csrf_token: str | None = None
-) -> dict[str, str]:
-    """The tracker panel rendered for one viewer (hidden numbers stripped for players), for
-    the live feed: ``{"tracker": html}``, its forms carrying ``csrf_token`` (the stream's own
-    request makes one for the viewer's cookie)."""
-    from types import SimpleNamespace
+class LiveTracker:
+    """What the live feed draws after an event: the encounter loaded once
+    (:func:`load_state`), then the tracker once per audience. The audiences: the GM; the
+    players who own no hidden participant, all sharing one render (hidden numbers masked, each
+    player's controls switched on in their browser); and, each on their own, a player whose
+    character is hidden in the fight (they see its numbers) or who was in the latest roll
+    against a hidden participant (the result card tells them what the others may not read).
 
-    from django.template.loader import render_to_string
+    The tracker carries no CSRF token (the page's ``<body hx-headers>`` sends it with every
+    htmx request), so one render serves every stream of its audience."""
 
-    request = SimpleNamespace(user=user, htmx=True)
-    context = encounter_context(request, encounter)  # type: ignore[arg-type]
-    extra = {"csrf_token": csrf_token} if csrf_token else {}
-    html = render_to_string(f"{PAGE}#tracker", {**context, "user": user, **extra})
-    return {"tracker": html}
+    def __init__(self, encounter: Encounter) -> None:
+        self.state = load_state(encounter)
+        self._renders: dict[Hashable, dict[str, str]] = {}
+        self._encoded: dict[Hashable, list[str]] = {}
+        self.gm_id = encounter.campaign.gm_id
+        hidden = self.state.hidden
+        secret = set()
+        latest = self.state.log[0] if self.state.log else None
+        if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL:
+            involves = set(latest.payload.get("involves", []))
+            if involves & hidden:
+                secret = involves
+        # Players who see more than the shared render shows.
+        self.own_audience = {
+            p.character.owner_id
+            for p in self.state.participants
+            if (p.pk in hidden or p.pk in secret) and p.character.owner_id != self.gm_id
+        }
+
+    def audience(self, user: Any) -> Hashable:
+        if user.pk == self.gm_id or user.pk in self.own_audience:
+            return ("viewer", user.pk)
+        return "players"
+
+    def hidden_for(self, user: Any) -> set[int]:
+        return access.hidden_ids(self.state.encounter, user, self.state.participants)
+
+    def panels(self, user: Any) -> dict[str, str]:
+        from django.template.loader import render_to_string
+
+        key = self.audience(user)
+        if key not in self._renders:
+            shared = key == "players"
+            context = view_context(self.state, user, shared=shared)
+            html = render_to_string(
+                f"{PAGE}#tracker", {**context, "user": user, "live_fragment": True}
+            )
+            self._renders[key] = {"tracker": html}
+        return self._renders[key]
+
+    def encoded(self, user: Any) -> list[str]:
+        """The panels as server-sent events, encoded once per audience."""
+        key = self.audience(user)
+        if key not in self._encoded:
+            self._encoded[key] = [
+                live.Message(event, html).encode() for event, html in self.panels(user).items()
+            ]
+        return self._encoded[key]
+
+
+def tracker_panels(encounter: Encounter, user: Any) -> dict[str, str]:
+    """The tracker panel as the live feed sends it to ``user``: ``{"tracker": html}``."""
+    return LiveTracker(encounter).panels(user)

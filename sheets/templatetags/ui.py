@@ -21,3 +21,16 @@ def icon(name: str, label: str = "") -> str:
     return format_html(
         '<svg class="icon" aria-hidden="true" focusable="false"><use href="{}"></use></svg>', href
     )
+
+
+@register.simple_tag(takes_context=True)
+def form_token(context: template.Context) -> str:
+    """``{% csrf_token %}`` for a form that may also be drawn for the live feed: there the
+    context says ``live_fragment`` and the form carries no token (one render serves many
+    viewers; htmx sends the token from the page's ``<body hx-headers>``)."""
+    if context.get("live_fragment"):
+        return ""
+    token = context.get("csrf_token")
+    if not token:
+        return ""
+    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)

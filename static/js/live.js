@@ -4,7 +4,10 @@
 // - a reconnect resumes after the last entry seen, not after the one the page was loaded with;
 // - a new tracker waits while someone is typing in one of its forms, and lands when they
 //   submit or leave the form, so nobody loses a half-typed roll;
-// - open <details> panels stay open when the tracker is redrawn.
+// - open <details> panels stay open when the tracker is redrawn;
+// - the players' tracker is one render for all of them: the controls that belong to one
+//   player carry data-owner="<user id>" (and hidden) and only the viewer's own are kept
+//   (data-viewer on #live); the server checks every request anyway.
 (function () {
   "use strict";
 
@@ -15,6 +18,32 @@
   var slot = document.getElementById("tracker-slot");
   var status = live.querySelector("[data-live-status]");
   var pending = null;
+  var viewer = live.getAttribute("data-viewer");
+
+  // Keep this viewer's controls, drop everyone else's, before the tracker enters the page.
+  function personalize(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    var root = template.content;
+    root.querySelectorAll("[data-owner]").forEach(function (el) {
+      if (el.getAttribute("data-owner") === viewer) {
+        el.removeAttribute("hidden");
+      } else {
+        el.remove();
+      }
+    });
+    root.querySelectorAll("[data-not-owner]").forEach(function (el) {
+      if (el.getAttribute("data-not-owner") === viewer) {
+        el.remove();
+      }
+    });
+    root.querySelectorAll("[data-owned-section]").forEach(function (el) {
+      if (!el.querySelector("form")) {
+        el.remove();
+      }
+    });
+    return template.innerHTML;
+  }
 
   function say(text, state) {
     if (status) {
@@ -61,10 +90,15 @@
       return;
     }
     var html = pending;
-    var panels = openPanels();
     pending = null;
-    htmx.swap(slot, html, { swapStyle: "innerHTML" });
+    swapTracker(html);
+  }
+
+  function swapTracker(html) {
+    var panels = openPanels();
+    htmx.swap(slot, personalize(html), { swapStyle: "innerHTML" });
     reopen(panels);
+    announceIncoming();
   }
 
   live.addEventListener("htmx:sseOpen", function () {
@@ -80,22 +114,18 @@
   });
 
   var panelsBefore = [];
+  // A tracker is swapped in here, not by the extension: it is personalized first.
   live.addEventListener("htmx:sseBeforeMessage", function (event) {
     var message = event.detail;
     rememberLastSeen(message.lastEventId);
     if (message.type === "tracker") {
+      event.preventDefault();
       if (editing()) {
-        event.preventDefault();
         pending = message.data;
         return;
       }
       pending = null;
-      panelsBefore = openPanels();
-    }
-  });
-  live.addEventListener("htmx:sseMessage", function (event) {
-    if (event.detail.type === "tracker") {
-      reopen(panelsBefore);
+      swapTracker(message.data);
     }
   });
 

@@ -281,3 +281,167 @@ def test_it_serves_the_gms_page_and_streams_while_the_cache_is_down(fight, clien
     assert live.present_users(fight.encounter, [fight.table.player.pk]) == set()
     page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url())
     assert page.status_code == 200
+
+
+# --- The broadcaster: one load, one render per audience (issue 15) ---------------------------
+
+
+def _subscribers(users, after):
+    return [live.Subscriber(u, after, None, greeted=True) for u in users]
+
+
+def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
+    fight, django_assert_max_num_queries, monkeypatch
+):
+    from combat import views
+    from tests.factories import make_user
+
+    other = make_user("other_player")
+    from sheets.models import Membership
+
+    Membership.objects.create(campaign=fight.table.campaign, user=other)
+    gm, player = fight.table.gm, fight.table.player
+    before = live.latest_entry_id(fight.encounter)
+    services.next_turn(encounter=fight.encounter, actor=gm)
+    drawn = []
+    real = views.view_context
+    monkeypatch.setattr(views, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))
+    pages = _subscribers([gm, player, other] * 40, before)
+    with django_assert_max_num_queries(25):
+        out = live.fan_out(fight.encounter, pages)
+    # The GM's render and the players' shared one: two, for 120 pages.
+    assert len(drawn) == 2
+    # The same text, not equal copies, for every page of an audience.
+    player_pages = [out[s] for s in pages if s.user != gm]
+    assert all(chunks[-1] is player_pages[0][-1] for chunks in player_pages)
+    assert all(s.after > before for s in pages)
+    # Nothing twice: a second pass with nothing new sends nothing.
+    assert all(chunks == [] for chunks in live.fan_out(fight.encounter, pages).values())
+
+
+def test_the_players_shared_render_carries_no_hidden_numbers_and_no_token(fight):
+    gm, player = fight.table.gm, fight.table.player
+    thug_zone = fight.zone(fight.thug, "chest")
+    before = live.latest_entry_id(fight.encounter)
+    services.adjust_zone(encounter=fight.encounter, zone=thug_zone, amount=3, actor=gm)
+    out = live.fan_out(fight.encounter, _subscribers([player, gm], before))
+    player_text, gm_text = ("".join(chunks) for chunks in out.values())
+    assert "csrfmiddlewaretoken" not in player_text + gm_text
+    assert f'data-testid="zone-{thug_zone.pk}"' not in player_text
+    assert f'data-testid="vit-{fight.thug.pk}"' not in player_text
+    assert f'data-testid="zone-{thug_zone.pk}"' in gm_text
+
+
+def test_the_page_itself_keeps_the_token_in_every_form(fight, client_for):
+    page = client_for(fight.table.player).get(fight.encounter.get_absolute_url()).content.decode()
+    forms = page.count("<form ")
+    assert forms and page.count('name="csrfmiddlewaretoken"') == forms
+    assert f'data-viewer="{fight.table.player.pk}"' in page
+
+
+def test_a_players_own_controls_are_marked_for_them_in_the_shared_render(fight):
+    """It is Ysolde's turn: the next-turn and declare controls are the player's, switched on
+    in their browser by static/js/live.js; the page drawn for them has them outright."""
+    from combat.views import LiveTracker
+
+    player = fight.table.player
+    html = LiveTracker(fight.encounter).panels(player)["tracker"]
+    assert f'data-testid="next-turn-form" data-owner="{player.pk}" hidden' in html
+    assert f'id="declare-panel" open data-owner="{player.pk}" hidden' in html
+    # The thug is the GM's: no control of the GM's reaches the players' render.
+    assert f'data-owner="{fight.table.gm.pk}"' not in html
+
+
+def test_an_attack_on_a_players_character_is_docked_for_its_owner_only(fight):
+    from combat.views import LiveTracker
+
+    gm, player = fight.table.gm, fight.table.player
+    services.next_turn(encounter=fight.encounter, actor=gm)  # the thug's turn
+    services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.thug,
+        target=fight.ysolde,
+        action="fast",
+        zone=fight.zone(fight.ysolde, "chest"),
+        weapon=fight.weapon(fight.thug),
+        actor=gm,
+    )
+    html = LiveTracker(fight.encounter).panels(player)["tracker"]
+    assert 'data-incoming="' in html and f'data-owner="{player.pk}" hidden' in html
+    assert f'data-not-owner="{player.pk}"' in html  # the list's copy, for everyone else
+
+
+def test_a_player_whose_character_is_hidden_gets_a_render_of_their_own(table):
+    """A player's own hidden character would be masked in the shared render: they are an
+    audience of their own and see its numbers; the other players do not."""
+    from combat.views import LiveTracker
+    from sheets.models import Membership
+    from tests.factories import make_user
+
+    other = make_user("other_player")
+    Membership.objects.create(campaign=table.campaign, user=other)
+    ysolde = make_ysolde(table.campaign, table.player)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
+    services.start_encounter(encounter=encounter, actor=table.gm)
+    y = encounter.participants.select_related("character", "encounter__campaign").get()
+    # The GM hides the numbers of a player's character (the row menu's "hide numbers").
+    services.update_participant(participant=y, hidden=True, actor=table.gm)
+    encounter.refresh_from_db()
+    tracker = LiveTracker(encounter)
+    assert tracker.audience(table.player) != tracker.audience(other) == "players"
+    vit = f'data-testid="vit-{y.pk}"'
+    assert vit in tracker.panels(table.player)["tracker"]
+    assert vit not in tracker.panels(other)["tracker"]
+    before = live.latest_entry_id(encounter)
+    services.next_turn(encounter=encounter, actor=table.gm)
+    out = live.fan_out(encounter, _subscribers([table.player, other], before))
+    mine, theirs = ("".join(chunks) for chunks in out.values())
+    assert vit in mine and vit not in theirs
+
+
+def test_a_pass_tells_a_removed_player_they_are_gone_and_the_others_carry_on(fight):
+    from sheets.models import Membership
+
+    gm, player = fight.table.gm, fight.table.player
+    before = live.latest_entry_id(fight.encounter)
+    Membership.objects.filter(user=player).delete()
+    services.next_turn(encounter=fight.encounter, actor=gm)
+    pages = _subscribers([player, gm], before)
+    out = live.fan_out(fight.encounter, pages)
+    assert out[pages[0]] == [live.Message(live.GONE, "").encode()]
+    assert any(c.startswith("event: entry") for c in out[pages[1]])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_many_pages_in_one_process_share_one_broadcaster(table):
+    ysolde = make_ysolde(table.campaign, table.player)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
+
+    async def scenario() -> tuple[int, list[list[str]]]:
+        streams = []
+        for user in (table.gm, table.player) * 5:
+            client = AsyncClient()
+            await client.aforce_login(user)
+            chunks = aiter(
+                (await client.get(f"/encounters/{encounter.pk}/events/")).streaming_content
+            )
+            assert (await asyncio.wait_for(anext(chunks), 5)).decode().startswith("event: hello")
+            streams.append(chunks)
+        broadcasters = len(live._broadcasters)
+        await sync_to_async(services.start_encounter)(encounter=encounter, actor=table.gm)
+        got = []
+        for chunks in streams:
+            text = ""
+            while "event: entry" not in text:
+                text = (await asyncio.wait_for(anext(chunks), 5)).decode()
+            got.append(text)
+        for chunks in streams:
+            await chunks.aclose()
+        return broadcasters, got
+
+    broadcasters, got = async_to_sync(scenario)()
+    assert broadcasters == 1
+    assert len(got) == 10
+    assert not live._broadcasters  # the last page gone, the broadcaster stops

@@ -79,3 +79,33 @@ def test_every_client_on_every_process_gets_every_event_and_catches_up(table, re
     finally:
         for s in servers:
             s.stop()
+
+
+def test_a_hundred_pages_on_two_processes_get_every_event_in_order(table, redis_layer):
+    """Issue 15: a hundred open pages (the GM's and a player's, half on each process) each
+    receive every entry once, in order; the broadcaster of each process feeds them all."""
+    ysolde = make_ysolde(table.campaign, table.player)
+    thug = make_thug(table.campaign, table.gm)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Crowd", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde, thug], actor=table.gm)
+    services.start_encounter(encounter=encounter, actor=table.gm)
+    cookies = []
+    for user in (table.gm, table.player):
+        client = Client()
+        client.force_login(user)
+        cookies.append(client.cookies["sessionid"].value)
+
+    servers = [start_asgi_server({"REDIS_URL": redis_layer}) for _ in range(2)]
+    try:
+        path = f"/encounters/{encounter.pk}/events/"
+        clients = [
+            SseClient(f"{servers[i % 2].url}{path}", cookies[(i // 2) % 2]).start()
+            for i in range(100)
+        ]
+        expected = [services.next_turn(encounter=encounter, actor=table.gm).pk for _ in range(5)]
+        assert wait_for(lambda: all(c.entries == expected for c in clients), 30), [
+            c.entries for c in clients if c.entries != expected
+        ][:3]
+    finally:
+        for s in servers:
+            s.stop()
