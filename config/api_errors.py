@@ -1,10 +1,12 @@
-"""JSON for the API's 404s that no view answers."""
+"""JSON for the API's 404s that no view answers, and a 404 for a row that vanished mid-request."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 
 API_PREFIX = "/api/"
 
@@ -26,3 +28,13 @@ class JsonNotFoundMiddleware:
         ):
             return JsonResponse({"detail": "Not found."}, status=404)
         return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        """A sheet, row or fight deleted by someone else while this request was working on it
+        (its services lock and re-read rows, and find them gone): the answer is the 404 of
+        a missing object, not a 500. The service's transaction has already rolled back."""
+        if not isinstance(exception, ObjectDoesNotExist):
+            return None
+        if request.path.startswith(API_PREFIX):
+            return JsonResponse({"detail": "Not found."}, status=404)
+        return page_not_found(request, Http404("That was deleted meanwhile."))
