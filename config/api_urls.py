@@ -10,6 +10,7 @@ from drf_spectacular.views import (
 from rest_framework.routers import DefaultRouter
 
 from combat import api as combat_api
+from integrations import api as integrations_api
 from sheets.api.campaigns import CampaignViewSet
 from sheets.api.characters import (
     BodyZoneViewSet,
@@ -28,6 +29,7 @@ router.register(
 router.register(r"characters/(?P<character_pk>\d+)/weapons", WeaponViewSet, basename="weapon")
 router.register(r"characters/(?P<character_pk>\d+)/zones", BodyZoneViewSet, basename="zone")
 combat_api.register(router)
+integrations_api.register(router)
 
 urlpatterns = [
     path("", include(router.urls)),

@@ -60,9 +60,11 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks_db",
     "sheets",
     "rules",
     "combat",
+    "integrations",
 ]
 
 MIDDLEWARE = [
@@ -185,6 +187,19 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Background tasks (webhook deliveries): Django's tasks framework with a queue in the database,
+# run by `manage.py db_worker` (scripts/run.sh starts one beside the server; docs/deploy.md).
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default"],
+    }
+}
+
+# Webhooks may go to loopback, private and link-local addresses only on a laptop (and in the
+# tests): in production such a URL is refused, when saved and again at each delivery.
+WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", DEBUG)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -252,12 +267,28 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.document_common_responses",
         "config.openapi.blank_strings_as_any_of",
+        "integrations.openapi.webhooks_as_extension",
     ],
     "ENUM_NAME_OVERRIDES": {
         "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",
         "ArchetypeEnum": "rules.engine.omg_data.ARCHETYPE_CHOICES",
         "WeaponCategoryEnum": "rules.engine.omg_data.WEAPON_CATEGORY_CHOICES",
     },
+    # Each event type's signed body (integrations/openapi.py, docs/integrations.md).
+    "WEBHOOKS": [
+        f"integrations.openapi.{name}"
+        for name in (
+            "ROLL_RESOLVED",
+            "DAMAGE_APPLIED",
+            "PARTICIPANT_DOWN",
+            "TURN_PASSED",
+            "ENCOUNTER_STARTED",
+            "ENCOUNTER_FINISHED",
+            "CHARACTER_CREATED",
+            "CHARACTER_CHANGED",
+            "CHARACTER_RESTED",
+        )
+    ],
 }
 
 # Content-Security-Policy: nothing inline, nothing from another origin. htmx is configured

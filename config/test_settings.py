@@ -12,6 +12,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 LOGGING = {"version": 1, "disable_existing_loggers": False}
+# Webhook deliveries run at once, in the test's thread; tests/integrations switch to the
+# database queue where the worker itself is under test. Receivers listen on 127.0.0.1.
+TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+WEBHOOKS_ALLOW_PRIVATE = True
 
 # Browser tests that need an ASGI server run it in a subprocess (tests/browser/conftest.py):
 # both processes then share an SQLite file instead of the usual in-memory test database.

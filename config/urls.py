@@ -29,4 +29,5 @@ urlpatterns = [
     path("", include("combat.urls")),
     path("", include("combat.live_urls")),
     path("", include("sheets.urls")),
+    path("", include("integrations.urls")),
 ]

@@ -9,5 +9,10 @@ export DJANGO_SETTINGS_MODULE=config.settings
 echo
 echo "OMG Table: http://127.0.0.1:${PORT:-8000}/  (log in with one of the demo accounts above)"
 echo
+# The task worker (webhook deliveries, from the database queue) runs beside the server and
+# stops with it.
+.venv/bin/python manage.py db_worker &
+worker=$!
+trap 'kill "$worker" 2>/dev/null || true' EXIT
 # daphne is first in INSTALLED_APPS, so runserver serves ASGI (websockets included).
-exec .venv/bin/python manage.py runserver "127.0.0.1:${PORT:-8000}"
+.venv/bin/python manage.py runserver "127.0.0.1:${PORT:-8000}"

@@ -18,6 +18,7 @@ from rules.engine.omg_data import (
     SECONDARY_LISTS,
     WEAPONS_BY_NAME,
 )
+from sheets import signals
 from sheets.models import (
     APTITUDE_FIELDS,
     RESOURCE_MAXIMA,
@@ -454,6 +455,7 @@ def daily_rest(*, character: Character, rng: random.Random) -> omg.RestResult:
         locked.chi = result.chi
         locked.version += 1
         locked.save()
+        signals.rested.send(sender=Character, character=locked)
     return result
 
 

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from combat import services as combat_services
+from integrations.models import WebhookDelivery, WebhookEndpoint
 from sheets.models import ApiToken, Campaign
 
 #: Django's admin is Django's own (and staff only): it is not walked.
@@ -83,6 +84,10 @@ class DemoTable:
             return self.ids["zone"]
         if kwarg == "participant_pk":
             return self.ids["participant"]
+        if kwarg == "delivery_pk":
+            return self.ids["delivery"]
+        if name == "webhook_list":
+            return self.ids["campaign"]
         # pk: the object the route is about.
         for prefix, key in (
             ("campaign", "campaign"),
@@ -96,6 +101,8 @@ class DemoTable:
             ("npc_copies", "encounter"),
             ("zone_adjust", "encounter"),
             ("attack_declare", "encounter"),
+            ("webhook", "webhook"),
+            ("delivery", "webhook"),
         ):
             if name.startswith(prefix):
                 return self.ids[key]
@@ -117,6 +124,12 @@ def demo_table() -> DemoTable:
     )
     combat_services.start_encounter(encounter=encounter, actor=users["gm"], rng=random.Random(7))
     token, _ = ApiToken.objects.create_token(user=users["gm"], name="walk")
+    hook = WebhookEndpoint.objects.create(
+        campaign=campaign, url="http://127.0.0.1:9/hook", events=["roll.resolved"]
+    )
+    delivery = WebhookDelivery.objects.create(
+        endpoint=hook, event_type="roll.resolved", webhook_id="msg_walk", payload={"a": 1}
+    )
     ids = {
         "campaign": campaign.pk,
         "character": character.pk,
@@ -126,6 +139,8 @@ def demo_table() -> DemoTable:
         "token": token.pk,
         "encounter": encounter.pk,
         "participant": encounter.participants.first().pk,
+        "webhook": hook.pk,
+        "delivery": delivery.pk,
     }
     return DemoTable(
         gm=users["gm"],

@@ -266,6 +266,39 @@ def _p(participant: Participant) -> Participant:
     )
 
 
+# --- Webhooks (run inside a cell, rolled back with it) -----------------------------------------
+
+HOOK = {"url": "http://127.0.0.1:9/hook", "events": ["roll.resolved"], "format": "json"}
+
+
+def _hook(w: World) -> Any:
+    from integrations.models import WebhookEndpoint
+
+    return WebhookEndpoint.objects.create(campaign=w.campaign, **HOOK)
+
+
+def webhook(w: World) -> dict[str, Any]:
+    return {"campaign_pk": w.campaign.pk, "pk": _hook(w).pk}
+
+
+def webhook_delivery(w: World) -> dict[str, Any]:
+    from integrations.models import WebhookDelivery
+
+    hook = _hook(w)
+    d = WebhookDelivery.objects.create(
+        endpoint=hook, event_type="roll.resolved", webhook_id="msg_matrix", payload={"a": 1}
+    )
+    return {"campaign_pk": w.campaign.pk, "pk": hook.pk, "delivery_pk": d.pk}
+
+
+def no_such_webhook(w: World) -> dict[str, Any]:
+    return {"campaign_pk": w.campaign.pk, "pk": 999_999}
+
+
+def no_such_delivery(w: World) -> dict[str, Any]:
+    return {"campaign_pk": w.campaign.pk, "pk": 999_999, "delivery_pk": 999_999}
+
+
 # --- The matrix -------------------------------------------------------------------------------
 
 Body = Mapping[str, Any] | Callable[[World], Mapping[str, Any]] | None
@@ -564,6 +597,36 @@ MATRIX: dict[str, Entry] = {
     "live:encounter_events": entry(
         encounter, get=Rule(who(anonymous=403, player=OK, owner=OK, gm=OK))
     ),
+    # --- Webhooks: the GM's alone, even to look (secrets, bodies sent) -------------------------
+    "integrations:webhook_list": entry(
+        campaign, get=Rule(GM), post=Rule(GM, body={**HOOK, "events": "roll.resolved"})
+    ),
+    "integrations:webhook_detail": entry(
+        no_such_webhook,
+        get=Rule(GM, setup=webhook),
+        post=Rule(GM, body={**HOOK, "events": "turn.passed"}, setup=webhook),
+    ),
+    "integrations:webhook_toggle": entry(no_such_webhook, post=Rule(GM, setup=webhook)),
+    "integrations:webhook_rotate": entry(no_such_webhook, post=Rule(GM, setup=webhook)),
+    "integrations:webhook_delete": entry(
+        no_such_webhook, get=Rule(GM, setup=webhook), post=Rule(GM, setup=webhook)
+    ),
+    "integrations:delivery_detail": entry(
+        no_such_delivery,
+        get=Rule(GM, setup=webhook_delivery),
+        post=Rule(GM, setup=webhook_delivery),
+    ),
+    "api:webhook-list": entry(campaign_pk, get=Rule(GM), post=Rule(GM, body=HOOK)),
+    "api:webhook-detail": entry(
+        no_such_webhook,
+        get=Rule(GM, setup=webhook),
+        put=Rule(GM, body={**HOOK, "events": ["turn.passed"]}, setup=webhook),
+        patch=Rule(GM, body={"active": False}, setup=webhook),
+        delete=Rule(GM, setup=webhook),
+    ),
+    "api:webhook-rotate-secret": entry(no_such_webhook, post=Rule(GM, setup=webhook)),
+    "api:webhook-deliveries": entry(no_such_webhook, get=Rule(GM, setup=webhook)),
+    "api:webhook-send-again": entry(no_such_delivery, post=Rule(GM, setup=webhook_delivery)),
     # --- Campaigns (API) --------------------------------------------------------------------
     "api:campaign-list": entry(
         nowhere, get=Rule(LOGGED_IN), post=Rule(LOGGED_IN, body={"name": "Brand new"})

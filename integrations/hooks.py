@@ -1,0 +1,92 @@
+"""Where events come from: combat log entries once committed (combat.events), characters
+saved, daily rests (sheets.signals). Each becomes one delivery per active endpoint of the
+campaign that asked for the event; building and sending happen after commit, off the request
+(the task worker sends)."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.db.models.signals import post_save
+
+from combat import events as combat_events
+from combat.models import CombatLogEntry
+from integrations import delivery, payloads
+from integrations.models import WebhookEndpoint
+from sheets.models import Character
+from sheets.signals import rested
+
+logger = logging.getLogger(__name__)
+
+
+def _endpoints(campaign_id: int, event_type: str) -> list[WebhookEndpoint]:
+    return [
+        e
+        for e in WebhookEndpoint.objects.filter(campaign_id=campaign_id, active=True)
+        if e.wants(event_type)
+    ]
+
+
+def dispatch(campaign_id: int, event_type: str, build: Any) -> None:
+    """Deliveries of ``build()`` (the event, built once) to every endpoint that wants it."""
+    endpoints = _endpoints(campaign_id, event_type)
+    if not endpoints:
+        return
+    event = payloads.envelope(event_type, build())
+    delivery.create_deliveries(
+        endpoints, event_type, lambda endpoint: payloads.body_for(endpoint, event)
+    )
+
+
+def on_log_entry(entry: CombatLogEntry) -> None:
+    """A committed combat log entry (combat.events calls this after commit)."""
+    entry = CombatLogEntry.objects.select_related(
+        "encounter__campaign", "actor", "declaration", "participant"
+    ).get(pk=entry.pk)
+    campaign_id = entry.encounter.campaign_id
+    event_type = payloads.KIND_EVENTS.get(entry.kind)
+    if event_type is not None:
+        dispatch(campaign_id, event_type, partial(payloads.combat_data, entry))
+    for down in payloads.downs(entry):
+        dispatch(
+            campaign_id,
+            "participant.down",
+            lambda down=down: {**payloads.combat_data(entry), **down},
+        )
+
+
+def _character_event(character_id: int, event_type: str, extra: dict[str, Any]) -> None:
+    character = Character.objects.select_related("campaign", "owner").filter(pk=character_id)
+    c = character.first()
+    if c is None or not payloads.character_visible(c):
+        return
+    dispatch(c.campaign_id, event_type, lambda: payloads.character_data(c, **extra))
+
+
+def _safely(fn: Any, *args: Any) -> None:
+    try:
+        fn(*args)
+    except Exception:  # a webhook must never break the action that was committed
+        logger.exception("webhook dispatch failed")
+
+
+def on_character_saved(sender: Any, instance: Character, created: bool, **kwargs: Any) -> None:
+    event_type = "character.created" if created else "character.changed"
+    transaction.on_commit(
+        partial(_safely, _character_event, instance.pk, event_type, {}), robust=True
+    )
+
+
+def on_rested(sender: Any, character: Character, **kwargs: Any) -> None:
+    transaction.on_commit(
+        partial(_safely, _character_event, character.pk, "character.rested", {}), robust=True
+    )
+
+
+def connect() -> None:
+    combat_events.subscribe(on_log_entry)
+    post_save.connect(on_character_saved, sender=Character, dispatch_uid="webhooks-character")
+    rested.connect(on_rested, dispatch_uid="webhooks-rested")

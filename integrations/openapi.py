@@ -1,0 +1,125 @@
+"""The webhooks in the OpenAPI schema (its ``webhooks`` section): one per event type, the
+signed JSON body each sends (the chat format is documented in docs/integrations.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, OpenApiWebhook, extend_schema
+from rest_framework import serializers
+
+from integrations.models import EVENT_TYPES
+
+
+class NamedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class EncounterRefSerializer(NamedSerializer):
+    round = serializers.IntegerField()
+
+
+class EntryRefSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField(help_text="The combat log entry (as in /events/).")
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+
+
+class RollResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    pro = serializers.IntegerField()
+    dif = serializers.IntegerField()
+    pvd = serializers.CharField(help_text='"70v20"')
+    roll = serializers.IntegerField()
+    degree = serializers.CharField()
+    abbr = serializers.CharField(allow_blank=True)
+    success = serializers.BooleanField()
+    maneuver = serializers.CharField(required=False)
+    hits = serializers.ListField(child=serializers.IntegerField(), help_text="Damage per hit.")
+    damage = serializers.IntegerField(help_text="Total damage of the hits.")
+
+
+class WoundsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    vit_loss = serializers.IntegerField()
+    vitality = serializers.IntegerField()
+    grievous = serializers.BooleanField()
+    down = serializers.BooleanField()
+
+
+class CombatDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    campaign = NamedSerializer()
+    encounter = EncounterRefSerializer()
+    entry = EntryRefSerializer()
+    actor = serializers.CharField(allow_null=True, help_text="Username of who acted.")
+    text = serializers.CharField(help_text="The log line as a player reads it.")
+    redacted = serializers.BooleanField(
+        help_text="A hidden participant is involved: only the public text, no numbers."
+    )
+    participant = serializers.CharField(allow_null=True, help_text="Who acted (attacker).")
+    target = serializers.CharField(allow_null=True, help_text="Against whom.")
+    action = serializers.CharField(required=False)
+    defense = serializers.CharField(required=False, allow_null=True)
+    turn_of = serializers.CharField(required=False, allow_null=True)
+    result = RollResultSerializer(required=False, help_text="Absent when redacted.")
+    wounds = WoundsSerializer(required=False, help_text="Absent when redacted.")
+    physical = serializers.BooleanField(required=False, help_text="Dice typed in at the table.")
+    state = serializers.CharField(required=False, help_text="participant.down: down, out, ...")
+
+
+class CharacterRefSerializer(NamedSerializer):
+    player = serializers.CharField()
+    npc = serializers.BooleanField()
+    version = serializers.IntegerField()
+
+
+class CharacterDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    campaign = NamedSerializer()
+    character = CharacterRefSerializer()
+
+
+def _webhook(event_type: str) -> OpenApiWebhook:
+    data = CharacterDataSerializer if event_type.startswith("character.") else CombatDataSerializer
+    name = "".join(part.title() for part in event_type.split(".")) + "Event"
+    body = type(
+        name,
+        (serializers.Serializer,),
+        {
+            "type": serializers.ChoiceField(choices=[event_type]),
+            "timestamp": serializers.DateTimeField(),
+            "data": data(),
+        },
+    )
+    return OpenApiWebhook(
+        name=event_type,
+        decorator=extend_schema(
+            summary=EVENT_TYPES[event_type],
+            description=(
+                "POSTed to each endpoint that asked for it, signed per Standard Webhooks "
+                "(`webhook-id`, the same on every retry; `webhook-timestamp`; "
+                "`webhook-signature`). Answer 2xx within 10 s; anything else is retried "
+                "with exponential backoff for about a day. See docs/integrations.md."
+            ),
+            request=body,
+            responses={200: OpenApiResponse(description="Received (any 2xx).")},
+        ),
+    )
+
+
+ROLL_RESOLVED = _webhook("roll.resolved")
+DAMAGE_APPLIED = _webhook("damage.applied")
+PARTICIPANT_DOWN = _webhook("participant.down")
+TURN_PASSED = _webhook("turn.passed")
+ENCOUNTER_STARTED = _webhook("encounter.started")
+ENCOUNTER_FINISHED = _webhook("encounter.finished")
+CHARACTER_CREATED = _webhook("character.created")
+CHARACTER_CHANGED = _webhook("character.changed")
+CHARACTER_RESTED = _webhook("character.rested")
+
+
+def webhooks_as_extension(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """The schema is OpenAPI 3.0.3, where a top-level ``webhooks`` (3.1) is invalid: the
+    same objects go under ``x-webhooks``, the 3.0 extension Redoc reads. (Moving the whole
+    schema to 3.1 changes how every nullable field is written; not done here.)"""
+    if "webhooks" in result:
+        result["x-webhooks"] = result.pop("webhooks")
+    return result

@@ -1,0 +1,197 @@
+"""What a webhook carries: an event as a player of the campaign may see it.
+
+The rule is the player's view of the combat log (combat.access.hidden_ids for someone who is
+neither the GM nor the hidden character's player): an entry that involves a hidden participant
+goes out as its public text only, without its roll, PvD, degree, hits, damage, wounds or
+changes. Characters go out only while every player may see them (not a secret NPC, nor one
+hidden in a fight). Nothing is ever read from an entry's ``changes`` list.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from combat.models import CombatLogEntry, Participant
+from integrations.models import WebhookEndpoint
+from sheets.models import Character
+
+#: Combat log kinds and the webhook event each one is.
+KIND_EVENTS: dict[str, str] = {
+    CombatLogEntry.Kind.ROLL: "roll.resolved",
+    CombatLogEntry.Kind.STAMINA: "roll.resolved",
+    CombatLogEntry.Kind.DAMAGE: "damage.applied",
+    CombatLogEntry.Kind.HEAL: "damage.applied",
+    CombatLogEntry.Kind.TURN: "turn.passed",
+    CombatLogEntry.Kind.START: "encounter.started",
+    CombatLogEntry.Kind.FINISH: "encounter.finished",
+}
+
+#: What a visible roll's result may carry (the engine's own field names).
+ROLL_FIELDS = ("pro", "dif", "roll", "degree", "abbr", "success", "maneuver", "condition")
+
+
+def envelope(event_type: str, data: dict[str, Any], at: datetime | None = None) -> dict[str, Any]:
+    """The Standard Webhooks body: ``{"type", "timestamp", "data"}``."""
+    return {
+        "type": event_type,
+        "timestamp": (at or timezone.now()).isoformat().replace("+00:00", "Z"),
+        "data": data,
+    }
+
+
+def player_hidden_ids(entry: CombatLogEntry) -> set[int]:
+    """Hidden participants of the entry's encounter, as any player sees them: all of them."""
+    return set(
+        Participant.objects.filter(encounter_id=entry.encounter_id, hidden=True).values_list(
+            "pk", flat=True
+        )
+    )
+
+
+def _name(p: Participant | None) -> str | None:
+    return p.name if p is not None else None
+
+
+def combat_data(entry: CombatLogEntry) -> dict[str, Any]:
+    encounter = entry.encounter
+    hidden = player_hidden_ids(entry)
+    redacted = bool(hidden & set(entry.payload.get("involves", [])))
+    data: dict[str, Any] = {
+        "campaign": {"id": encounter.campaign_id, "name": encounter.campaign.name},
+        "encounter": {
+            "id": encounter.pk,
+            "name": encounter.name,
+            "round": encounter.round,
+        },
+        "entry": {"id": entry.pk, "seq": entry.seq, "kind": entry.kind},
+        "actor": entry.actor.get_username() if entry.actor else None,
+        "text": entry.text_for(_NoOne(), hidden) if redacted else entry.text,
+        "redacted": redacted,
+    }
+    decl = entry.declaration
+    attacker = entry.participant
+    target = None
+    if decl is not None:
+        attacker = Participant.objects.filter(pk=decl.attacker_id).first() or attacker
+        target = Participant.objects.filter(pk=decl.target_id).first()
+        data["action"] = decl.action
+        data["defense"] = decl.defense or None
+    data["participant"] = _name(attacker)
+    data["target"] = _name(target)
+    if entry.kind == CombatLogEntry.Kind.TURN and encounter.turn_id:
+        data["turn_of"] = _name(Participant.objects.filter(pk=encounter.turn_id).first())
+    if redacted:
+        return data
+    if entry.kind in (CombatLogEntry.Kind.ROLL, CombatLogEntry.Kind.STAMINA):
+        result = entry.payload.get("result", {})
+        data["result"] = {k: result[k] for k in ROLL_FIELDS if k in result}
+        if "pro" in result and "dif" in result:
+            data["result"]["pvd"] = f"{result['pro']}v{result['dif']}"
+        data["result"]["hits"] = [h.get("damage") for h in result.get("hits", [])]
+        data["result"]["damage"] = sum(h.get("damage", 0) for h in result.get("hits", []))
+        if result.get("wounds"):
+            data["wounds"] = _wounds(result["wounds"])
+        data["physical"] = entry.physical
+    return data
+
+
+def _wounds(w: dict[str, Any]) -> dict[str, Any]:
+    keep = ("vit_loss", "vitality", "grievous", "down")
+    return {k: w[k] for k in keep if k in w}
+
+
+class _NoOne:
+    """A viewer who is nobody's player and not the GM (text_for only reads hidden_ids)."""
+
+    pk = None
+    is_authenticated = True
+
+
+def downs(entry: CombatLogEntry) -> list[dict[str, Any]]:
+    """Participants this entry put down or out, when players may see them."""
+    out = []
+    hidden = player_hidden_ids(entry)
+    for change in entry.changes:
+        if (
+            change.get("model") == "participant"
+            and change.get("field") == "state"
+            and change.get("after") != Participant.State.ACTIVE
+            and change.get("pk") not in hidden
+        ):
+            p = Participant.objects.filter(pk=change["pk"]).first()
+            if p is not None:
+                out.append({"participant": p.name, "state": change["after"]})
+    return out
+
+
+def character_visible(character: Character) -> bool:
+    """May every player of the campaign see this sheet? (sheets.models visible_to's rule)."""
+    if character.is_npc and not character.revealed:
+        return False
+    hidden = Participant.objects.filter(hidden=True)
+    return not (
+        hidden.filter(character=character).exists()
+        or hidden.filter(character__copied_from=character).exists()
+    )
+
+
+def character_data(character: Character, **extra: Any) -> dict[str, Any]:
+    return {
+        "campaign": {"id": character.campaign_id, "name": character.campaign.name},
+        "character": {
+            "id": character.pk,
+            "name": character.name,
+            "player": character.owner.get_username(),
+            "npc": character.is_npc,
+            "version": character.version,
+        },
+        **extra,
+    }
+
+
+# --- The chat format ------------------------------------------------------------------------
+
+
+def chat_message(event: dict[str, Any]) -> dict[str, Any]:
+    """What chat servers' incoming webhooks accept: ``content`` (Discord) and ``text`` (Slack,
+    Mattermost) with one embed: who, against whom, PvD, roll, degree, hits and damage."""
+    data = event["data"]
+    text = str(data.get("text") or _character_text(event))
+    fields = []
+    result = data.get("result") or {}
+    for name, value in (
+        ("Who", data.get("participant")),
+        ("Against", data.get("target")),
+        ("PvD", result.get("pvd")),
+        ("Roll", result.get("roll")),
+        ("Degree", (result.get("degree") or "").replace("_", " ") or None),
+        ("Hits", ", ".join(str(h) for h in result.get("hits", [])) or None),
+        ("Damage", result.get("damage") if result.get("hits") else None),
+    ):
+        if value not in (None, ""):
+            fields.append({"name": name, "value": str(value), "inline": True})
+    where = data.get("encounter", {}).get("name") or data.get("campaign", {}).get("name", "")
+    embed = {
+        "title": f"{where}: {event['type']}",
+        "description": text,
+        "fields": fields,
+        "timestamp": event["timestamp"],
+    }
+    return {"content": text, "text": text, "embeds": [embed]}
+
+
+def _character_text(event: dict[str, Any]) -> str:
+    c = event["data"].get("character", {})
+    verb = {
+        "character.created": "was created",
+        "character.changed": "changed",
+        "character.rested": "took a daily rest",
+    }.get(event["type"], event["type"])
+    return f"{c.get('name', 'A character')} {verb}."
+
+
+def body_for(endpoint: WebhookEndpoint, event: dict[str, Any]) -> dict[str, Any]:
+    return chat_message(event) if endpoint.format == WebhookEndpoint.Format.CHAT else event

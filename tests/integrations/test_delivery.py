@@ -1,0 +1,314 @@
+"""Deliveries to a real receiver on 127.0.0.1: signatures, retries with the same webhook-id,
+a worker killed mid-delivery, paused endpoints, refused URLs, and what a fight with a hidden
+NPC lets out."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import timedelta
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from combat import services
+from combat.models import Participant
+from integrations import delivery
+from integrations.models import WebhookDelivery, WebhookEndpoint
+from sheets.services import create_character, daily_rest
+from tests.combat.conftest import make_thug, make_ysolde
+
+pytestmark = pytest.mark.django_db
+
+
+def fight(table: Any, *, hidden: bool) -> tuple[Any, Participant, Participant]:
+    """Ysolde (the player's) against one thug copy, Ysolde's turn."""
+    ysolde = make_ysolde(table.campaign, table.player)
+    npc = make_thug(table.campaign, table.gm)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
+    services.add_npc_copies(encounter=encounter, npc=npc, count=1, actor=table.gm, hidden=hidden)
+    services.start_encounter(encounter=encounter, actor=table.gm)
+    y = Participant.objects.select_related("character").get(encounter=encounter, character=ysolde)
+    t = Participant.objects.select_related("character").exclude(pk=y.pk).get(encounter=encounter)
+    return encounter, y, t
+
+
+def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> None:
+    """Ysolde strikes the thug, then the thug strikes Ysolde (rolls 43 and 12)."""
+    decl, _ = services.declare_attack(
+        encounter=encounter,
+        attacker=y,
+        target=t,
+        action="mighty",
+        zone=t.character.zones.get(name="chest"),
+        weapon=y.character.weapons.get(),
+        actor=table.player,
+    )
+    services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
+    services.resolve(declaration=decl, roll=43, actor=table.player)
+    services.next_turn(encounter=encounter, actor=table.gm)
+    t = Participant.objects.select_related("character").get(pk=t.pk)
+    y = Participant.objects.select_related("character").get(pk=y.pk)
+    decl, _ = services.declare_attack(
+        encounter=encounter,
+        attacker=t,
+        target=y,
+        action="mighty",
+        zone=y.character.zones.get(name="chest"),
+        weapon=t.character.weapons.get(),
+        actor=table.gm,
+    )
+    services.declare_defense(declaration=decl, defense="dodge", actor=table.player)
+    services.resolve(declaration=decl, roll=12, actor=table.gm)
+
+
+def test_it_signs_each_event_and_the_receiver_verifies_it(
+    table, hook, receiver, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        encounter, y, t = fight(table, hidden=False)
+        exchange(table, encounter, y, t)
+    assert receiver.received and all(r.verified for r in receiver.received)
+    types = [e["type"] for e in receiver.events]
+    assert "encounter.started" in types and "turn.passed" in types
+    rolls = [e for e in receiver.events if e["type"] == "roll.resolved"]
+    assert len(rolls) == 2
+    first = rolls[0]["data"]
+    assert first["participant"] == y.name and first["target"] == t.name
+    assert first["result"]["roll"] == 43 and first["result"]["pvd"].count("v") == 1
+    assert {"degree", "hits", "damage"} <= set(first["result"])
+    headers = receiver.received[0].headers
+    assert {"webhook-id", "webhook-timestamp", "webhook-signature"} <= set(headers)
+    assert WebhookDelivery.objects.filter(status="delivered").count() == len(receiver.received)
+
+
+def test_a_wrong_secret_fails_verification(
+    table, hook, receiver, django_capture_on_commit_callbacks
+):
+    receiver.secret = WebhookEndpoint().secret  # another secret
+    with django_capture_on_commit_callbacks(execute=True):
+        fight(table, hidden=False)
+    assert receiver.received and not any(r.verified for r in receiver.received)
+
+
+def test_500_twice_then_200_is_delivered_once_more_with_the_same_id(
+    table, hook, receiver, django_capture_on_commit_callbacks
+):
+    hook.events = ["encounter.started"]
+    hook.save()
+    receiver.answers = [500, 500]
+    with django_capture_on_commit_callbacks(execute=True):
+        fight(table, hidden=False)
+    d = WebhookDelivery.objects.get()
+    assert d.status == "pending" and d.attempts == 1 and d.last_status_code == 500
+    # Backoff: about 30 s after the first failure (±20 %), computable, not waited for.
+    wait = d.next_attempt_at - d.updated_at
+    assert timedelta(seconds=23) <= wait <= timedelta(seconds=37)
+    assert delivery.deliver_due() == 0  # not due yet
+    later = d.next_attempt_at + timedelta(seconds=1)
+    assert delivery.deliver_due(now=later) == 1
+    d.refresh_from_db()
+    assert d.attempts == 2 and d.status == "pending"
+    assert delivery.deliver_due(now=d.next_attempt_at + timedelta(seconds=1)) == 1
+    d.refresh_from_db()
+    assert d.status == "delivered" and d.attempts == 3 and d.last_status_code == 200
+    assert [r.webhook_id for r in receiver.received] == [d.webhook_id] * 3
+    assert len(receiver.events) == 1  # exactly once, after the two failures
+    assert delivery.deliver_due(now=later + timedelta(days=2)) == 0
+
+
+def test_backoff_grows_exponentially_over_about_a_day():
+    rng = random.Random(7)
+    waits = [delivery.backoff(n, rng).total_seconds() for n in range(1, delivery.MAX_ATTEMPTS)]
+    assert all(b > a for a, b in zip(waits, waits[1:], strict=False))
+    assert 18 * 3600 <= sum(waits) <= 27 * 3600
+    plain = [delivery.backoff(1, random.Random(s)).total_seconds() for s in range(20)]
+    assert len(set(plain)) > 1  # jitter
+    assert all(24 <= w <= 36 for w in plain)
+
+
+def test_an_endpoint_that_keeps_failing_is_paused_and_the_gm_is_told(
+    table, hook, receiver, django_capture_on_commit_callbacks, client_for
+):
+    hook.events = ["encounter.started"]
+    hook.save()
+    receiver.answers = [503] * delivery.MAX_ATTEMPTS
+    with django_capture_on_commit_callbacks(execute=True):
+        fight(table, hidden=False)
+    d = WebhookDelivery.objects.get()
+    now = timezone.now()
+    for _ in range(delivery.MAX_ATTEMPTS - 1):
+        now = d.next_attempt_at + timedelta(seconds=1)
+        delivery.deliver_due(now=now)
+        d.refresh_from_db()
+    assert d.status == "failed" and d.attempts == delivery.MAX_ATTEMPTS
+    assert (now - d.created_at) > timedelta(hours=18)
+    hook.refresh_from_db()
+    assert not hook.active and "failed" in hook.paused_reason
+    page = client_for(table.gm).get(table.campaign.get_absolute_url())
+    assert "paused" in page.content.decode()
+    assert "paused" not in client_for(table.player).get(
+        table.campaign.get_absolute_url()
+    ).content.decode().lower().replace("pause", "")  # players are not told
+
+
+def test_a_worker_killed_mid_delivery_redelivers_with_the_same_id(
+    table, hook, receiver, django_capture_on_commit_callbacks
+):
+    """The database queue: the next attempt is queued before the request goes out, so a
+    worker that dies while it is in flight leaves it behind, and it sends the same id."""
+    from django_tasks_db.models import DBTaskResult
+
+    hook.events = ["encounter.started"]
+    hook.save()
+    real_post = delivery.post
+
+    def post_then_die(*args: Any) -> int:
+        real_post(*args)  # the receiver got it...
+        raise KeyboardInterrupt  # ...and the worker is killed before recording the answer
+
+    db = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+    with override_settings(TASKS=db):
+        with django_capture_on_commit_callbacks(execute=True):
+            fight(table, hidden=False)
+        d = WebhookDelivery.objects.get()
+        queued = DBTaskResult.objects.get()
+        assert queued.status == "READY"
+        with mock.patch.object(delivery, "post", post_then_die), pytest.raises(KeyboardInterrupt):
+            delivery.deliver.call(d.pk)
+        d.refresh_from_db()
+        assert d.status == "pending" and d.attempts == 1
+        retry = DBTaskResult.objects.exclude(pk=queued.pk).get()
+        assert retry.run_after == d.next_attempt_at  # queued with the attempt, before sending
+        # Later, a worker runs the queued attempt (its time come).
+        DBTaskResult.objects.update(status="SUCCESSFUL")
+        DBTaskResult.objects.filter(pk=retry.pk).update(run_after=timezone.now(), status="READY")
+        WebhookDelivery.objects.filter(pk=d.pk).update(next_attempt_at=timezone.now())
+        from django.core.management import call_command
+
+        call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0", verbosity=0)
+    d.refresh_from_db()
+    assert d.status == "delivered" and d.attempts == 2
+    assert [r.webhook_id for r in receiver.received] == [d.webhook_id, d.webhook_id]
+    assert len(receiver.events) == 1  # the receiver dropped the duplicate by its id
+
+
+def test_paused_endpoints_get_nothing(table, hook, receiver, django_capture_on_commit_callbacks):
+    hook.active = False
+    hook.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        encounter, y, t = fight(table, hidden=False)
+        exchange(table, encounter, y, t)
+    assert receiver.received == []
+    assert not WebhookDelivery.objects.exists()
+
+
+def test_a_delivery_for_an_endpoint_paused_meanwhile_is_cancelled(table, hook, receiver):
+    d = WebhookDelivery.objects.create(
+        endpoint=hook, event_type="turn.passed", webhook_id="msg_x", payload={}
+    )
+    WebhookEndpoint.objects.filter(pk=hook.pk).update(active=False)
+    delivery.attempt(d.pk)
+    d.refresh_from_db()
+    assert d.status == "cancelled" and receiver.received == []
+
+
+def test_a_fight_with_a_hidden_npc_lets_none_of_its_numbers_out(
+    table, hook, receiver, django_capture_on_commit_callbacks
+):
+    chat = WebhookEndpoint.objects.create(
+        campaign=table.campaign, url=receiver.url, events=list(hook.events), format="chat"
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        encounter, y, t = fight(table, hidden=True)
+        exchange(table, encounter, y, t)
+        services.adjust_zone(
+            encounter=encounter, zone=t.character.zones.get(name="head"), amount=3, actor=table.gm
+        )
+    assert {r.headers["webhook-id"] for r in receiver.received} == set(
+        WebhookDelivery.objects.values_list("webhook_id", flat=True)
+    )
+    t.character.refresh_from_db()
+    thug = t.character
+    sent = [r.body.decode() for r in receiver.received]
+    assert any('"roll.resolved"' in s for s in sent)
+    assert len([r for r in receiver.received if r.headers["webhook-id"]]) >= 6
+    rolls = [json.loads(s) for s in sent if '"type":"roll.resolved"' in s]
+    assert rolls and all(r["data"]["redacted"] for r in rolls)
+    for body in sent:
+        data = json.loads(body)
+        flat = json.dumps(data)
+        assert '"result"' not in flat and '"wounds"' not in flat and "changes" not in flat
+        for number in (thug.vitality, thug.max_vitality if hasattr(thug, "max_vitality") else None):
+            if number is not None:
+                assert f'"vitality": {number}' not in flat
+        assert "43" not in flat.replace(str(data.get("timestamp", "")), "") or "Ysolde" in flat
+    chats = [json.loads(s) for s in sent if json.loads(s).get("embeds")]
+    assert chats and chat.deliveries.count() == len(chats)
+    for message in chats:
+        names = {f["name"] for f in message["embeds"][0]["fields"]}
+        if "thug" in message["text"].lower() and message["embeds"][0]["title"].endswith(
+            "roll.resolved"
+        ):
+            assert not names & {"PvD", "Roll", "Degree", "Hits", "Damage"}
+
+
+def test_characters_created_changed_and_rested_but_not_a_secret_npc(
+    table, hook, receiver, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        bram = create_character(campaign=table.campaign, owner=table.player, name="Bram")
+    with django_capture_on_commit_callbacks(execute=True):
+        bram.notes = "A sailor."
+        bram.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        daily_rest(character=bram, rng=random.Random(3))
+    with django_capture_on_commit_callbacks(execute=True):
+        make_thug(table.campaign, table.gm)  # an NPC nobody has been shown
+    types = [(e["type"], e["data"]["character"]["name"]) for e in receiver.events]
+    assert ("character.created", "Bram") in types
+    assert ("character.changed", "Bram") in types
+    assert ("character.rested", "Bram") in types
+    assert all(name == "Bram" for _, name in types)
+
+
+@override_settings(WEBHOOKS_ALLOW_PRIVATE=False)
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/hook",
+        "http://localhost/hook",
+        "http://[::1]/hook",
+        "http://10.1.2.3/hook",
+        "http://192.168.0.10/hook",
+        "http://172.16.0.1/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fe80::1]/hook",
+        "http://0.0.0.0/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+        "ftp://example.org/hook",
+        "http://user:pw@93.184.215.14/hook",
+    ],
+)
+def test_it_refuses_urls_to_private_addresses_in_production(url):
+    with pytest.raises(delivery.RefusedURL):
+        delivery.check_url(url)
+
+
+@override_settings(WEBHOOKS_ALLOW_PRIVATE=False)
+def test_it_accepts_a_public_address():
+    assert delivery.check_url("https://93.184.215.14/hook").address == "93.184.215.14"
+
+
+def test_a_refused_url_at_delivery_time_fails_the_attempt(table, hook, receiver):
+    d = WebhookDelivery.objects.create(
+        endpoint=hook, event_type="turn.passed", webhook_id="msg_y", payload={}
+    )
+    with override_settings(WEBHOOKS_ALLOW_PRIVATE=False):
+        delivery.attempt(d.pk)
+    d.refresh_from_db()
+    assert d.status == "pending" and "private" in d.last_error and receiver.received == []
