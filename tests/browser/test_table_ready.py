@@ -161,6 +161,13 @@ PAGES = [
     ("encounters", lambda t: reverse("combat:encounter_list", args=[t.campaign.pk])),
     ("encounter", lambda t: t.encounter.get_absolute_url()),
     ("dice", lambda t: reverse("dice:index")),
+    *(
+        (system, lambda t, s=system: reverse(f"dice:{s}"))
+        for system in ("omg", "ogs", "okrpg", "ore", "sds")
+    ),
+    ("campaign dice", lambda t: reverse("dice:campaign_omg", args=[t.campaign.pk])),
+    ("wizard", lambda t: reverse("sheets:character_wizard", args=[t.campaign.pk])),
+    ("import", lambda t: reverse("sheets:character_import", args=[t.campaign.pk])),
     ("tokens", lambda t: reverse("sheets:token_list")),
 ]
 
