@@ -151,9 +151,9 @@ def test_an_endpoint_that_keeps_failing_is_paused_and_the_gm_is_told(
     assert not hook.active and "failed" in hook.paused_reason
     page = client_for(table.gm).get(table.campaign.get_absolute_url())
     assert "paused" in page.content.decode()
-    assert "paused" not in client_for(table.player).get(
-        table.campaign.get_absolute_url()
-    ).content.decode().lower().replace("pause", "")  # players are not told
+    assert 'data-testid="webhook-paused"' in page.content.decode()
+    player_page = client_for(table.player).get(table.campaign.get_absolute_url())
+    assert "webhook" not in player_page.content.decode().lower()  # players are not told
 
 
 def test_a_worker_killed_mid_delivery_redelivers_with_the_same_id(
@@ -232,29 +232,26 @@ def test_a_fight_with_a_hidden_npc_lets_none_of_its_numbers_out(
     assert {r.headers["webhook-id"] for r in receiver.received} == set(
         WebhookDelivery.objects.values_list("webhook_id", flat=True)
     )
-    t.character.refresh_from_db()
-    thug = t.character
-    sent = [r.body.decode() for r in receiver.received]
-    assert any('"roll.resolved"' in s for s in sent)
-    assert len([r for r in receiver.received if r.headers["webhook-id"]]) >= 6
-    rolls = [json.loads(s) for s in sent if '"type":"roll.resolved"' in s]
-    assert rolls and all(r["data"]["redacted"] for r in rolls)
+    sent = [json.loads(r.body) for r in receiver.received]
+    rolls = [b for b in sent if b.get("type") == "roll.resolved"]
+    assert len(rolls) == 2 and all(r["data"]["redacted"] for r in rolls)
+    assert {r["data"]["participant"] for r in rolls} == {y.name, t.name}  # names, no numbers
     for body in sent:
-        data = json.loads(body)
-        flat = json.dumps(data)
-        assert '"result"' not in flat and '"wounds"' not in flat and "changes" not in flat
-        for number in (thug.vitality, thug.max_vitality if hasattr(thug, "max_vitality") else None):
-            if number is not None:
-                assert f'"vitality": {number}' not in flat
-        assert "43" not in flat.replace(str(data.get("timestamp", "")), "") or "Ysolde" in flat
-    chats = [json.loads(s) for s in sent if json.loads(s).get("embeds")]
+        assert not keys(body) & {"result", "wounds", "changes", "roll", "pvd", "vitality"}, body
+    chats = [b for b in sent if "embeds" in b]
     assert chats and chat.deliveries.count() == len(chats)
     for message in chats:
         names = {f["name"] for f in message["embeds"][0]["fields"]}
-        if "thug" in message["text"].lower() and message["embeds"][0]["title"].endswith(
-            "roll.resolved"
-        ):
-            assert not names & {"PvD", "Roll", "Degree", "Hits", "Damage"}
+        assert not names & {"PvD", "Roll", "Degree", "Hits", "Damage"}
+
+
+def keys(value: Any) -> set[str]:
+    """Every key in a JSON value, at any depth."""
+    if isinstance(value, dict):
+        return set(value).union(*(keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(keys(v) for v in value))
+    return set()
 
 
 def test_characters_created_changed_and_rested_but_not_a_secret_npc(
