@@ -369,9 +369,7 @@ class Broadcaster:
                 return out
             finally:
                 # The connection goes back (to the pool) between events: streams hold none.
-                for connection in connections.all(initialized_only=True):
-                    if not connection.in_atomic_block:
-                        connection.close()
+                _give_back_connections()
 
         try:
             out = await sync_to_async(work)()
@@ -453,12 +451,29 @@ def _last_seen(request: HttpRequest) -> int | None:
     return parse_id(raw)
 
 
+def _give_back_connections() -> None:
+    """This thread's database connections go back (to the pool), unless a transaction is
+    open (a test's): a stream must not keep the one its request opened for its whole life."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+def _open(user: AbstractBaseUser, pk: int) -> Encounter:
+    # The request's own thread (its session, its user, this): Django gives its connection
+    # back only when the response ends, hours later for a stream. Give it back now.
+    try:
+        return get_encounter(user, pk)
+    finally:
+        _give_back_connections()
+
+
 async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
     """``GET /encounters/<pk>/events/``: the encounter's live feed for this viewer (SSE)."""
     user = await request.auser()
     if not user.is_authenticated:
         return HttpResponse("Log in to follow this encounter.", status=403)
-    encounter = await sync_to_async(get_encounter)(user, pk)
+    encounter = await sync_to_async(_open)(user, pk)
     response = StreamingHttpResponse(
         _stream(encounter, user, _last_seen(request)), content_type="text/event-stream"
     )
