@@ -285,7 +285,9 @@ def fan_out(
     if behind:
         since = min(s.after or 0 for s in behind)
         entries = list(
-            CombatLogEntry.objects.filter(encounter=encounter, pk__gt=since)
+            # Up to ``latest`` only: an entry committed since is the next pass's (its own
+            # message follows), or a stream would be sent it now and again then.
+            CombatLogEntry.objects.filter(encounter=encounter, pk__gt=since, pk__lte=latest)
             .select_related("actor")
             .order_by("pk")
         )

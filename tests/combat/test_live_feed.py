@@ -445,3 +445,26 @@ def test_many_pages_in_one_process_share_one_broadcaster(table):
     assert broadcasters == 1
     assert len(got) == 10
     assert not live._broadcasters  # the last page gone, the broadcaster stops
+
+
+def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
+    """The pass reads the newest id, then the entries: one committed in between waits for the
+    next pass instead of being sent now and again then."""
+    gm = fight.table.gm
+    before = live.latest_entry_id(fight.encounter)
+    first = services.next_turn(encounter=fight.encounter, actor=gm)
+    real = live.latest_entry_id
+    late = []
+
+    def latest_then_commit(encounter):
+        found = real(encounter)
+        if not late:
+            late.append(services.next_turn(encounter=fight.encounter, actor=gm))
+        return found
+
+    monkeypatch.setattr(live, "latest_entry_id", latest_then_commit)
+    (page,) = _subscribers([gm], before)
+    sent = live.fan_out(fight.encounter, [page])[page]
+    sent += live.fan_out(fight.encounter, [page])[page]
+    ids = [int(c.split("\n")[1][4:]) for c in sent if c.startswith("event: entry")]
+    assert ids == [first.pk, late[0].pk]
