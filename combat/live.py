@@ -284,19 +284,23 @@ def fan_out(
     behind = [s for s in live if s.after is not None and s.after < latest]
     if behind:
         since = min(s.after or 0 for s in behind)
+        # The newest REPLAY_LIMIT + 1 entries at most: a stream back from a long gap gets a
+        # reset, so the older ones are never loaded.
         entries = list(
             # Up to ``latest`` only: an entry committed since is the next pass's (its own
             # message follows), or a stream would be sent it now and again then.
             CombatLogEntry.objects.filter(encounter=encounter, pk__gt=since, pk__lte=latest)
             .select_related("actor")
-            .order_by("pk")
-        )
+            .order_by("-pk")[: REPLAY_LIMIT + 1]
+        )[::-1]
+        truncated = len(entries) > REPLAY_LIMIT
+        oldest = entries[0].pk if entries else latest
         tracker = _state_renderer[0](encounter) if _state_renderer else None
         drawn: dict[tuple[int, frozenset[int]], str] = {}
         hidden_of: dict[int, frozenset[int]] = {}
         for s in behind:
             mine = [e for e in entries if e.pk > (s.after or 0)]
-            if len(mine) > REPLAY_LIMIT:
+            if len(mine) > REPLAY_LIMIT or (truncated and (s.after or 0) < oldest):
                 out[s].append(Message("reset", "", latest).encode())
             else:
                 if s.user.pk not in hidden_of:

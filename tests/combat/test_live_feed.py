@@ -7,8 +7,9 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import AsyncClient
+from django.test.utils import CaptureQueriesContext
 
 from combat import live, services
 from combat.models import CombatLogEntry, Encounter
@@ -468,3 +469,23 @@ def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
     sent += live.fan_out(fight.encounter, [page])[page]
     ids = [int(c.split("\n")[1][4:]) for c in sent if c.startswith("event: entry")]
     assert ids == [first.pk, late[0].pk]
+
+
+def test_a_pass_loads_at_most_the_replay_window_and_resets_the_far_behind(fight, monkeypatch):
+    """A page back from a long gap gets a reset, not hundreds of entries; the entries it
+    would have missed are not even loaded. A page one entry behind still gets that entry."""
+    monkeypatch.setattr(live, "REPLAY_LIMIT", 3)
+    first = live.latest_entry_id(fight.encounter)
+    for _ in range(5):
+        services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    near_after = live.latest_entry_id(fight.encounter)
+    services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    far, near = _subscribers([fight.table.gm, fight.table.gm], first)
+    near.after = near_after
+    with CaptureQueriesContext(connection) as queries:
+        out = live.fan_out(fight.encounter, [far, near])
+    assert out[far][0].startswith("event: reset")
+    entries = [chunk for chunk in out[near] if chunk.startswith("event: entry")]
+    assert len(entries) == 1
+    loads = [q["sql"] for q in queries.captured_queries if "combat_combatlogentry" in q["sql"]]
+    assert any("LIMIT 4" in sql for sql in loads), loads
