@@ -2,7 +2,12 @@
 ``.venv/bin/python bench/bench_combat.py``.
 
 Measures one full attack (declare, defend, roll and apply), a GM undo, and the encounter page's
-context for 2 and 20 participants, as milliseconds per operation (median of the runs).
+context for 2 and 20 participants, as milliseconds per operation (median of the runs). Then the
+strike through the API (issue 15): the three requests of one strike (POST
+/api/encounters/{id}/attacks/, /api/attacks/{id}/defense/, /api/attacks/{id}/roll/), their
+queries, and their requests per second as a ratio to a bare locked-write view (one row locked
+and written in a transaction, behind the same middleware and authentication) measured in the
+same run. ``--profile`` prints a cProfile of the three requests instead.
 """
 
 from __future__ import annotations
@@ -23,15 +28,37 @@ import django  # noqa: E402 - settings must be chosen first
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
-from django.test import RequestFactory  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test import Client, RequestFactory  # noqa: E402
+from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
+from django.urls import include, path  # noqa: E402
+from rest_framework.decorators import api_view  # noqa: E402
+from rest_framework.request import Request  # noqa: E402
+from rest_framework.response import Response  # noqa: E402
 
 from combat import services  # noqa: E402
-from combat.models import Participant  # noqa: E402
+from combat.models import Encounter, Participant  # noqa: E402
 from combat.views import encounter_context  # noqa: E402
 from tests.combat.conftest import make_thug, make_ysolde  # noqa: E402
 from tests.factories import make_campaign, make_user  # noqa: E402
 
 RUNS = 200
+API_SECONDS = 3.0
+
+
+@api_view(["POST"])
+def locked_write(request: Request, pk: int) -> Response:
+    """The floor of a write request: authenticate, lock one row, write it, answer JSON."""
+    with transaction.atomic():
+        enc = Encounter.objects.select_for_update().get(pk=pk)
+        Encounter.objects.filter(pk=enc.pk).update(round=enc.round)
+    return Response({"id": enc.pk})
+
+
+urlpatterns = [
+    path("bench/locked-write/<int:pk>/", locked_write),
+    path("", include("config.urls")),
+]
 
 
 def ms(samples: list[float]) -> str:
@@ -39,7 +66,79 @@ def ms(samples: list[float]) -> str:
     return f"{statistics.median(samples) * 1000:.2f} ms (p95 {p95 * 1000:.2f})"
 
 
+def strike(client: Client, enc: int, y: int, t: int, zone: int, weapon: int, i: int) -> None:
+    """One strike through the API: declare, defend, roll (then undo, off the clock's count)."""
+    r = client.post(
+        f"/api/encounters/{enc}/attacks/",
+        {"attacker": y, "target": t, "action": "fast", "zone": zone, "weapon": weapon},
+        content_type="application/json",
+    )
+    assert r.status_code == 201, r.content[:300]
+    attack = r.json()["id"]
+    r = client.post(
+        f"/api/attacks/{attack}/defense/", {"defense": "parry"}, content_type="application/json"
+    )
+    assert r.status_code == 200, r.content[:300]
+    r = client.post(
+        f"/api/attacks/{attack}/roll/", {"roll": 1 + i % 100}, content_type="application/json"
+    )
+    assert r.status_code == 200, r.content[:300]
+
+
+def api_strikes(
+    gm: object,
+    encounter: Encounter,
+    y: Participant,
+    t: Participant,
+    zone: int,
+    weapon: int,
+    profile: bool,
+) -> None:
+    client = Client()
+    client.force_login(gm)  # type: ignore[arg-type]
+    args = (encounter.pk, y.pk, t.pk, zone, weapon)
+    with override_settings(ROOT_URLCONF=__name__, ALLOWED_HOSTS=["testserver"], DEBUG=False):
+        strike(client, *args, 0)  # warm up
+        with CaptureQueriesContext(connection) as queries:
+            strike(client, *args, 1)
+        print(f"queries per strike (3 requests):  {len(queries)}")
+        if profile:
+            import cProfile
+            import pstats
+
+            prof = cProfile.Profile()
+            prof.enable()
+            for i in range(100):
+                strike(client, *args, i)
+            prof.disable()
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
+            return
+
+        def rate(step: object) -> float:
+            n, start = 0, time.perf_counter()
+            while time.perf_counter() - start < API_SECONDS:
+                n += step(n)  # type: ignore[operator]
+            return n / (time.perf_counter() - start)
+
+        def bare(_: int) -> int:
+            r = client.post(f"/bench/locked-write/{encounter.pk}/")
+            assert r.status_code == 200, r.content[:300]
+            return 1
+
+        def three(n: int) -> int:
+            strike(client, *args, n)
+            return 3
+
+        floor, api = rate(bare), rate(three)
+        print(f"bare locked-write view:           {floor:.0f} requests/s")
+        print(
+            f"strike requests:                  {api:.0f} requests/s"
+            f" = {api / floor:.2f}x the bare view"
+        )
+
+
 def main() -> None:
+    profile = "--profile" in sys.argv
     call_command("migrate", verbosity=0)
     gm, player = make_user("bench-gm"), make_user("bench-player")
     campaign = make_campaign(gm, players=(player,))
@@ -53,6 +152,10 @@ def main() -> None:
     t = Participant.objects.exclude(pk=y.pk).get(encounter=encounter)
     zone = t.character.zones.get(name="chest")
     weapon = ysolde.weapons.get()
+
+    api_strikes(gm, encounter, y, t, zone.pk, weapon.pk, profile)
+    if profile:
+        return
 
     attack, undo = [], []
     for i in range(RUNS):
