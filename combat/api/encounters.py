@@ -262,8 +262,8 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             counterattack=data["counterattack"],
             actor=request.user,
         )
-        # Reloaded with what the serializer reads; several attacks may be open at once.
-        decl = next((d for d in _open_attacks(encounter) if d.pk == decl.pk), decl)
+        # Reloaded with what the serializer reads: this attack only, not every open one.
+        decl = _open_attacks(encounter).filter(pk=decl.pk).first() or decl
         return Response(
             DeclarationSerializer(decl, context={"request": request}).data,
             status=status.HTTP_201_CREATED,

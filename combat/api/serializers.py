@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -256,7 +257,7 @@ class EncounterDetailSerializer(EncounterSerializer):
 
     @extend_schema_field(DeclarationSerializer(many=True))
     def get_attacks(self, obj: Encounter) -> Any:
-        return DeclarationSerializer(_open_attacks(obj), many=True, context=self.context).data
+        return DeclarationSerializer(list(_open_attacks(obj)), many=True, context=self.context).data
 
 
 def _participants(encounter: Encounter) -> list[Participant]:
@@ -270,16 +271,13 @@ def _participants(encounter: Encounter) -> list[Participant]:
     return ps
 
 
-def _open_attacks(encounter: Encounter) -> list[Declaration]:
-    decls = list(
-        Declaration.objects.filter(
-            encounter=encounter,
-            status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
-        ).select_related(
-            "zone", "weapon", "attacker__character", "target__character", "encounter__campaign"
-        )
+def _open_attacks(encounter: Encounter) -> QuerySet[Declaration]:
+    return Declaration.objects.filter(
+        encounter=encounter,
+        status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
+    ).select_related(
+        "zone", "weapon", "attacker__character", "target__character", "encounter__campaign"
     )
-    return decls
 
 
 # --- Input ---------------------------------------------------------------------------------

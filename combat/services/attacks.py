@@ -43,16 +43,17 @@ def declare_attack(
     """Step 1 of the combat sequence: target, zone, weapon and strike mode or maneuver."""
     action = (action or "").strip().lower()
     with transaction.atomic():
-        rows = _lock(encounter)
-        a = _participant(rows, attacker.pk)
-        t = _participant(rows, target.pk)
         # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys
         # at commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with
         # a resolution holding the same zone and wanting the weapon. Locking both characters'
-        # rows first, in the fixed order, makes those checks wait for nothing.
-        rows = _lock(encounter, characters={a.character_id, t.character_id})
+        # rows first, in the fixed order, makes those checks wait for nothing. A participant's
+        # character never changes, so the ones given name the rows to lock in one pass.
+        rows = _lock(encounter, characters={attacker.character_id, target.character_id})
+        a = _participant(rows, attacker.pk)
+        t = _participant(rows, target.pk)
+        if {a.character_id, t.character_id} - rows.characters.keys():
+            raise CombatError("That participant is not in this encounter.")
         enc = rows.encounter
-        a, t = rows.participants[a.pk], rows.participants[t.pk]
         _require_control(rows, a, actor)
         gm = _is_gm(rows, actor)
         if enc.status != Encounter.Status.RUNNING:

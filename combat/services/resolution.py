@@ -210,12 +210,23 @@ def _apply_resolution(
 
 
 def _resolution_rows(decl: Declaration, *extra_participants: int) -> Rows:
-    rows = _lock(decl.encounter_id)
-    ids = {rows.participants[decl.attacker_id].character_id}
-    ids.add(rows.participants[decl.target_id].character_id)
-    for pk in extra_participants:
-        ids.add(_participant(rows, pk).character_id)
-    return _lock(decl.encounter_id, characters=ids)
+    # A participant's character never changes: read the ids without a lock (from the
+    # declaration's loaded participants when the caller has them), then lock once.
+    wanted = {decl.attacker_id, decl.target_id, *extra_participants}
+    cached = [
+        p
+        for name in ("attacker", "target")
+        if (p := Declaration._meta.get_field(name).get_cached_value(decl, None)) is not None
+    ]
+    known = {p.pk: p.character_id for p in cached}
+    if wanted - known.keys():
+        known = dict(Participant.objects.filter(pk__in=wanted).values_list("pk", "character_id"))
+    rows = _lock(decl.encounter_id, characters=set(known.values()))
+    for pk in wanted:
+        p = _participant(rows, pk)
+        if p.character_id not in rows.characters:
+            raise CombatError("That participant is not in this encounter.")
+    return rows
 
 
 def resolve(
