@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from rules.engine import dice
 from rules.engine.errors import InvalidScore, RulesError
@@ -305,11 +306,31 @@ def check(
     >>> check(70, 20, rng=random.Random(7)).roll
     42
     """
+    # The hot path (a given roll, plain ints in range): checked inline and answered from a
+    # bounded cache of the immutable results; anything else takes the full validation below.
+    if (
+        rng is None
+        and type(roll) is int
+        and type(pro_value) is int
+        and type(dif_value) is int
+        and (fast is False or fast is True)
+        and 1 <= roll <= 100
+        and PRO_MIN <= pro_value <= PRO_MAX
+        and DIF_MIN <= dif_value <= DIF_MAX
+    ):
+        return _given(pro_value, dif_value, roll, fast)
     p, d = _require_pvd(pro_value, dif_value)
     fast = require_flag("fast", fast)
-    r = _resolve_roll(roll, rng)
+    return _read(p, d, _resolve_roll(roll, rng), fast)
+
+
+def _read(p: int, d: int, r: int, fast: bool) -> CheckResult:
     second = SecondHit(*_second_hit(r, p, d)) if fast else None
     return CheckResult(r, p, d, _degree(r, p, d), dice.digit_sum(r), second)
+
+
+# At most 46 PROs x 46 DIFs x 100 rolls x 2 readings exist; the table keeps the recent ones.
+_given = lru_cache(maxsize=8192)(_read)
 
 
 def _resolve_roll(roll: int | None, rng: random.Random | None) -> int:
