@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 
 from combat import events as combat_events
-from combat.models import CombatLogEntry
+from combat.models import CombatLogEntry, Encounter
 from integrations import delivery, payloads
 from integrations.models import WebhookEndpoint
 from sheets.models import Character
@@ -43,9 +43,10 @@ def dispatch(campaign_id: int, event_type: str, build: Any) -> None:
 
 def on_log_entry(entry: CombatLogEntry) -> None:
     """A committed combat log entry (combat.events calls this after commit)."""
-    entry = CombatLogEntry.objects.select_related(
-        "encounter__campaign", "actor", "declaration", "participant"
-    ).get(pk=entry.pk)
+    if not _loaded(entry):
+        entry = CombatLogEntry.objects.select_related(
+            "encounter__campaign", "actor", "declaration", "participant"
+        ).get(pk=entry.pk)
     campaign_id = entry.encounter.campaign_id
     event_type = payloads.KIND_EVENTS.get(entry.kind)
     if event_type is not None:
@@ -56,6 +57,18 @@ def on_log_entry(entry: CombatLogEntry) -> None:
             "participant.down",
             lambda down=down: {**payloads.combat_data(entry), **down},
         )
+
+
+def _loaded(entry: CombatLogEntry) -> bool:
+    """The entry a service just wrote carries the rows it was written with (a committed
+    entry never changes): no need to read it back."""
+    fields = [CombatLogEntry._meta.get_field(name) for name in _ENTRY_RELATIONS]
+    if not all(f.is_cached(entry) for f in fields):  # type: ignore[union-attr]
+        return False
+    return Encounter._meta.get_field("campaign").is_cached(entry.encounter)  # type: ignore[union-attr]
+
+
+_ENTRY_RELATIONS = ("encounter", "actor", "declaration", "participant")
 
 
 def _character_event(character_id: int, event_type: str, extra: dict[str, Any]) -> None:
