@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
-from django.forms import modelform_factory
 
 from rules.engine import RulesError, omg
 from rules.engine.omg_data import (
@@ -33,6 +32,8 @@ from sheets.models import (
 from sheets.numbers import aptitudes_of
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from django.contrib.auth.models import AbstractBaseUser
 
 
@@ -169,10 +170,6 @@ def delete_character(*, character: Character) -> bool:
     return True
 
 
-def form_errors(form: Any) -> dict[str, list[str]]:
-    return {field: [str(e) for e in errors] for field, errors in form.errors.items()}
-
-
 def _display(value: object) -> str:
     return "" if value is None else str(value)
 
@@ -184,6 +181,25 @@ def _formfield(field: models.Field[Any, Any], **kwargs: Any) -> Any:
     if lows:
         kwargs["min_value"] = max(lows)
     return field.formfield(**kwargs)
+
+
+def unchanged_fields(model: type[models.Model], changed: Collection[str]) -> list[str]:
+    """The fields ``full_clean(exclude=...)`` can leave out after ``changed`` were set: all but
+    the changed ones and those a constraint ties to them (DMG and max DMG, ARM and max ARM, a
+    row's name and its character). Each constraint checked costs a query or three, so checking
+    them all on every edit was most of an edit's queries (issue 15). Rules checked in
+    ``clean_fields``, such as a pool within its maximum, are checked when the pool is changed."""
+    checked = set(changed)
+    for constraint in model._meta.constraints:
+        if isinstance(constraint, models.UniqueConstraint):
+            fields = set(constraint.fields)
+        elif isinstance(constraint, models.CheckConstraint):
+            fields = set(constraint.condition.referenced_base_fields)
+        else:  # no other kind on these models
+            continue
+        if fields & checked:
+            checked |= fields
+    return [f.name for f in model._meta.concrete_fields if f.name not in checked]
 
 
 def edit_field(
@@ -210,26 +226,27 @@ def edit_field(
         before = getattr(row, field)
         if _display(before) != original:
             raise EditConflict(before)
-        form_class = modelform_factory(model, fields=[field], formfield_callback=_formfield)
-        form = form_class(data={field: value}, instance=row)
-        if not form.is_valid():
-            raise ValidationError(form_errors(form))
-        row = form.instance
+        # The form field only parses the text; the model is validated once, below, with the
+        # knock-on fields (a ModelForm validated it a first time, every constraint included).
+        try:
+            parsed = _formfield(model._meta.get_field(field)).clean(value)
+        except ValidationError as exc:
+            raise ValidationError({field: exc.messages}) from None
+        setattr(row, field, parsed)
         update = [field]
-        exclude: list[str] = []
         if isinstance(row, Character):
             if field == "weight":
                 row.follow_weight()
                 update.append("bzf")
             elif field in APTITUDE_FIELDS:
                 update += row.clamp_resources()
-            # Only the pools written now are checked against their maxima: an edit of the name
-            # is not refused for a Vitality some older version let go over the top.
-            exclude = [f for f, _, _ in RESOURCE_MAXIMA if f not in update]
         elif isinstance(row, BodyZone) and field == "armor_type" and row.armor_type != before:
             row.fill_armor()
             update += ["arm", "arm_max"]
-        row.full_clean(exclude=exclude)
+        # Only the fields written now, and those a constraint ties to them (ARM and max ARM),
+        # are checked: an edit of the name is not refused for a Vitality some older version
+        # let go over the top, and costs no query per constraint of the untouched fields.
+        row.full_clean(exclude=unchanged_fields(model, update))
         row.save(update_fields=[*update, *(["updated_at"] if kind == "character" else [])])
         Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
     return row
@@ -277,7 +294,7 @@ def update_row(
         if isinstance(row, BodyZone) and row.armor_type != armor_type:
             row.fill_armor(given=data)
             fields += ["arm", "arm_max"]
-        row.full_clean()
+        row.full_clean(exclude=unchanged_fields(model, fields))
         if fields:
             row.save(update_fields=sorted(set(fields)))
         Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)

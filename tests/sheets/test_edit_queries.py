@@ -1,0 +1,46 @@
+"""One sheet edit costs a bounded number of queries (issue 15: a one-field PATCH took 63, one
+SAVEPOINT + SELECT + RELEASE per constraint of every field, checked twice)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from sheets import services
+
+
+def test_it_patches_one_field_in_a_few_queries(hero, api_for, django_assert_max_num_queries):
+    client = api_for(hero.owner)
+    url = reverse("api:character-detail", args=[hero.pk])
+    with django_assert_max_num_queries(20):
+        assert client.get(url).status_code == 200
+        assert client.patch(url, {"notes": "Owes the ferryman."}, format="json").status_code == 200
+
+
+def test_it_edits_one_field_in_a_few_queries(hero, django_assert_max_num_queries):
+    with django_assert_max_num_queries(15):
+        services.edit_field(
+            character=hero, kind="character", row_id=None, field="spd", value="4", original="3"
+        )
+    weapon = hero.weapons.get()
+    with django_assert_max_num_queries(15):
+        services.edit_field(
+            character=hero, kind="weapon", row_id=weapon.pk, field="dmg", value="3", original="4"
+        )
+
+
+def test_it_still_checks_the_constraint_tying_the_edited_field(hero):
+    """DMG ≤ max DMG is checked when DMG changes, though max DMG is not edited."""
+    weapon = hero.weapons.get()
+    with pytest.raises(ValidationError, match="DMG cannot be above"):
+        services.edit_field(
+            character=hero,
+            kind="weapon",
+            row_id=weapon.pk,
+            field="dmg_max",
+            value="2",
+            original="4",
+        )
+    weapon.refresh_from_db()
+    assert (weapon.dmg, weapon.dmg_max) == (4, 4)
