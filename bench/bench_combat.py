@@ -7,7 +7,8 @@ strike through the API (issue 15): the three requests of one strike (POST
 /api/encounters/{id}/attacks/, /api/attacks/{id}/defense/, /api/attacks/{id}/roll/), their
 queries, and their requests per second as a ratio to a bare locked-write view (one row locked
 and written in a transaction, behind the same middleware and authentication) measured in the
-same run. ``--profile`` prints a cProfile of the three requests instead.
+same run. ``--profile`` prints a cProfile of the three requests instead (sorted by cumulative
+time, or by ``BENCH_SORT``: ``BENCH_SORT=tottime``).
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def api_strikes(
                 strike(client, *args, i)
                 reset(encounter)
             prof.disable()
-            pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
+            order = os.environ.get("BENCH_SORT", "cumulative")
+            pstats.Stats(prof).sort_stats(order).print_stats(45)
             return
 
         def rate(step: object) -> float:
