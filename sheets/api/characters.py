@@ -511,7 +511,13 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
     permission_classes = [permissions.IsAuthenticated, CanEditCharacter]
 
     def get_queryset(self) -> QuerySet[Character]:
-        queryset = Character.objects.visible_to(self.request.user).with_sheet()
+        queryset = Character.objects.visible_to(self.request.user)
+        if self.request.method in ("PUT", "PATCH"):
+            # The update reads the sheet again under its lock and answers with that: rows
+            # prefetched here would be three queries thrown away.
+            queryset = queryset.select_related("campaign", "owner")
+        else:
+            queryset = queryset.with_sheet()
         campaign = self.request.query_params.get("campaign")
         if campaign is not None:
             campaign_id = parse_id(campaign)

@@ -13,7 +13,7 @@ from sheets import services
 def test_it_patches_one_field_in_a_few_queries(hero, api_for, django_assert_max_num_queries):
     client = api_for(hero.owner)
     url = reverse("api:character-detail", args=[hero.pk])
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(17):
         assert client.get(url).status_code == 200
         assert client.patch(url, {"notes": "Owes the ferryman."}, format="json").status_code == 200
 
