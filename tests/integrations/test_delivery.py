@@ -156,6 +156,9 @@ def test_an_endpoint_that_keeps_failing_is_paused_and_the_gm_is_told(
     assert "webhook" not in player_page.content.decode().lower()  # players are not told
 
 
+# Committed for real: the worker command closes and reopens database connections (on
+# PostgreSQL it may not do that inside the test's transaction).
+@pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_delivery_redelivers_with_the_same_id(
     table, hook, receiver, django_capture_on_commit_callbacks
 ):
