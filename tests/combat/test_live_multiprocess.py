@@ -69,7 +69,10 @@ def test_every_client_on_every_process_gets_every_event_and_catches_up(table, re
         again = SseClient(f"{servers[1].url}{path}", cookie, last_id=clients[0].last_id)
         again.start()
         assert wait_for(lambda: again.entries == missed), (again.entries, missed)
-        assert wait_for(lambda: clients[1].entries == expected + missed)
+        assert wait_for(lambda: clients[1].entries == expected + missed, 20), (
+            clients[1].entries,
+            expected + missed,
+        )
         logged = list(
             CombatLogEntry.objects.filter(encounter=encounter, pk__gt=expected[0] - 1)
             .order_by("pk")
