@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 STAMINA_DIF = 20  # Moderate, unless the GM says otherwise (docs/rules.md, "Wounds and healing")
 
+#: The most parry counterattacks a participant can have queued (Participant's constraint).
+MAX_COUNTERATTACKS = 100
+
 
 def _roll(roll: int | None, rng: random.Random | None) -> tuple[int, bool]:
     if roll is not None:
@@ -124,7 +127,9 @@ def _apply_resolution(
         if weapon is not None and r.weapon_wear:
             ch.set(weapon, "dmg", r.weapon_dmg_after)
         if r.counterattack:
-            ch.set(t_p, "counterattacks", t_p.counterattacks + 1)
+            # More than a round can use: the queue stops at the table's bound (a GM clicking
+            # through a hundred parries got a 500 from the database's check).
+            ch.set(t_p, "counterattacks", min(t_p.counterattacks + 1, MAX_COUNTERATTACKS))
         _epic(rows, ch, a, weapon_discipline(weapon.category) if weapon else None, r.check)
         label = r.degree.label + (f" ({r.check.abbr})" if r.check.abbr else "")
         parts = [f"{a.name} {decl.action} strike at {t.name}{where} vs {decl.defense}"]

@@ -505,3 +505,22 @@ def test_it_makes_a_disarmed_participant_lose_exactly_the_next_round(fight):
     fight.refresh()
     assert fight.encounter.round == 3 and fight.encounter.turn_id == fight.ysolde.pk
     assert fight.ysolde.conditions == {} and fight.ysolde.can_act
+
+
+def test_it_stops_the_counterattack_queue_at_its_bound(fight):
+    """A hundred parries in one round is a GM clicking through, not a fight: the queue stays
+    at 100 (the database's bound) and the roll answers as usual instead of failing."""
+    Participant.objects.filter(pk=fight.thug.pk).update(counterattacks=100)
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="fast",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=fight.table.player,
+    )
+    services.declare_defense(declaration=decl, defense="parry", actor=fight.table.gm)
+    services.resolve(declaration=decl, roll=90, actor=fight.table.player)  # a miss, but a parry
+    fight.refresh()
+    assert fight.thug.counterattacks == 100
