@@ -31,7 +31,7 @@
   });
 
   // Buttons marked data-confirm ask before submitting their form (the server still requires POST).
-  // htmx forms ask on the click (below), before their request is sent.
+  // htmx forms ask through htmx:confirm (below), before their request is sent.
   document.addEventListener("submit", function (event) {
     if (event.target.hasAttribute("hx-post")) {
       return;
@@ -134,35 +134,47 @@
     });
   });
 
-  // A button with data-confirm in an htmx form asks on the click itself, before htmx sees the
-  // submit (a question asked later would lose which button was pressed).
-  // data-confirm-from names an element whose data-confirm asks, while that element is there.
-  document.addEventListener("click", function (event) {
-    var button = event.target.closest &&
-      event.target.closest("button[data-confirm], button[data-confirm-from]");
-    if (!button || !button.form || !button.form.hasAttribute("hx-post")) {
+  // htmx forms ask before their request: the pressed button's data-confirm, or the
+  // data-confirm of the element its data-confirm-from names (while that element is there),
+  // or the form's own. Once answered, the pressed button's name and value still go along
+  // (the dialog took the focus, and htmx forgets the button with it): htmx:configRequest
+  // puts them back into the request.
+  function confirmationFor(submitter, form) {
+    if (submitter) {
+      var from = submitter.getAttribute("data-confirm-from");
+      if (from) {
+        var source = document.getElementById(from);
+        return source && source.getAttribute("data-confirm");
+      }
+      if (submitter.hasAttribute("data-confirm")) {
+        return submitter.getAttribute("data-confirm");
+      }
+    }
+    return form.getAttribute("data-confirm");
+  }
+
+  document.addEventListener("htmx:confirm", function (event) {
+    var trigger = event.detail.triggeringEvent;
+    var submitter = trigger && trigger.submitter;
+    var message = confirmationFor(submitter, event.detail.elt);
+    if (!message || event.detail.elt.omgSubmitter) {
+      return;  // nothing to ask, or asked already (htmx asks again for a queued request)
+    }
+    event.preventDefault();
+    if (!window.confirm(message)) {
       return;
     }
-    var message = button.getAttribute("data-confirm");
-    var from = button.getAttribute("data-confirm-from");
-    if (from) {
-      var source = document.getElementById(from);
-      message = source && source.getAttribute("data-confirm");
+    if (submitter && submitter.name) {
+      event.detail.elt.omgSubmitter = { name: submitter.name, value: submitter.value };
     }
-    if (message && !window.confirm(message)) {
-      event.preventDefault();
-      event.stopImmediatePropagation();
-    }
-  }, true);
+    event.detail.issueRequest(true);
+  });
 
-  // htmx-driven forms with data-confirm on the form itself also ask.
-  document.addEventListener("htmx:confirm", function (event) {
-    var message = event.detail.elt.getAttribute("data-confirm");
-    if (message) {
-      event.preventDefault();
-      if (window.confirm(message)) {
-        event.detail.issueRequest(true);
-      }
+  document.addEventListener("htmx:configRequest", function (event) {
+    var carried = event.detail.elt.omgSubmitter;
+    if (carried) {
+      event.detail.parameters[carried.name] = carried.value;
+      delete event.detail.elt.omgSubmitter;
     }
   });
 })();
