@@ -247,8 +247,14 @@ def edit_field(
         # are checked: an edit of the name is not refused for a Vitality some older version
         # let go over the top, and costs no query per constraint of the untouched fields.
         row.full_clean(exclude=unchanged_fields(model, update))
-        row.save(update_fields=[*update, *(["updated_at"] if kind == "character" else [])])
-        Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+        if isinstance(row, Character):
+            # The locked row's version is the current one: the edit and the new version are
+            # one UPDATE.
+            row.version += 1
+            row.save(update_fields=[*update, "version", "updated_at"])
+        else:
+            row.save(update_fields=update)
+            Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
     return row
 
 

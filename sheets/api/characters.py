@@ -8,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -304,8 +304,14 @@ class CharacterSerializer(fields.StrictModelSerializer):
             if k in validated_data
         }
         expected = self.context.get("expected_version")
-        with transaction.atomic():
-            locked = Character.objects.select_for_update().filter(pk=instance.pk).first()
+        in_view_transaction = self.context.get("instance_locked", False)
+        # Inside the view's transaction, no savepoint: an error undoes that whole transaction.
+        with transaction.atomic(savepoint=not in_view_transaction):
+            if in_view_transaction:
+                # The view read it under the lock, in the transaction that holds it now.
+                locked = instance
+            else:
+                locked = Character.objects.select_for_update().filter(pk=instance.pk).first()
             if locked is None:  # deleted by another request since the view read it
                 raise NotFound(DELETED_MEANWHILE)
             if expected is not None and locked.version != expected:
@@ -326,7 +332,15 @@ class CharacterSerializer(fields.StrictModelSerializer):
             locked.full_clean(exclude=services.unchanged_fields(Character, changed))
             locked.save()
             self._write_rows(locked, rows)
-        return Character.objects.with_sheet().get(pk=instance.pk)
+            # The answer is the sheet as this transaction leaves it: the locked row, with its
+            # rows read under the lock (the campaign and owner were read with it, or are read
+            # again here when they changed).
+            if locked is not instance:
+                for relation in ("campaign", "owner"):
+                    if getattr(locked, f"{relation}_id") == getattr(instance, f"{relation}_id"):
+                        setattr(locked, relation, getattr(instance, relation))
+            prefetch_related_objects([locked], "disciplines", "weapons", "zones")
+        return locked
 
 
 DELETED_MEANWHILE = "No such character: it was deleted meanwhile."
@@ -513,9 +527,10 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
     def get_queryset(self) -> QuerySet[Character]:
         queryset = Character.objects.visible_to(self.request.user)
         if self.request.method in ("PUT", "PATCH"):
-            # The update reads the sheet again under its lock and answers with that: rows
-            # prefetched here would be three queries thrown away.
-            queryset = queryset.select_related("campaign", "owner")
+            # The update runs in one transaction (``update``) and reads the sheet under its
+            # lock here, once; the answer reads the rows after the write, so none are
+            # prefetched now. Only the character's row is locked, not its campaign's or owner's.
+            queryset = queryset.select_related("campaign", "owner").select_for_update(of=("self",))
         else:
             queryset = queryset.with_sheet()
         campaign = self.request.query_params.get("campaign")
@@ -539,11 +554,24 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
                     {"version": ["Send the version number you read."]}
                 )
             context["expected_version"] = version
+        if self.request.method in ("PUT", "PATCH"):
+            context["instance_locked"] = True
         return context
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         try:
-            return super().update(request, *args, **kwargs)
+            # One transaction from the locked read (get_object) to the answer: the sheet is
+            # read once, and no other edit lands between the read and the write.
+            with transaction.atomic():
+                instance = self.get_object()
+                serializer = self.get_serializer(
+                    instance, data=request.data, partial=kwargs.get("partial", False)
+                )
+                serializer.is_valid(raise_exception=True)
+                serializer.save()
+                # DRF's own update forgets the instance's prefetched rows here; these are the
+                # rows read after the write, which the answer shows.
+                return Response(serializer.data)
         except VersionConflict as exc:
             return Response(
                 {

@@ -68,13 +68,22 @@ def test_it_imports_nothing_when_a_row_fails_after_the_sheet_was_saved(demo, gm,
 
 def test_it_keeps_a_field_when_the_version_bump_fails(demo, gm, monkeypatch):
     character = demo.character
+    weapon = character.weapons.first()
+    assert weapon is not None
     before = snapshot()
-    # row.save() writes the field; the version bump (a queryset update) then breaks.
+    # row.save() writes the weapon's field; the sheet's version bump (a queryset update) then
+    # breaks. (A field of the character itself is written with its version in one UPDATE.)
     monkeypatch.setattr(QuerySet, "update", boom)
     with pytest.raises(Injected):
         gm.post(
             f"/characters/{character.pk}/edit/",
-            {"field": "notes", "value": "changed", "original": character.notes},
+            {
+                "kind": "weapon",
+                "row": weapon.pk,
+                "field": "name",
+                "value": "changed",
+                "original": weapon.name,
+            },
         )
     assert snapshot() == before
 

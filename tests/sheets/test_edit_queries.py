@@ -13,13 +13,13 @@ from sheets import services
 def test_it_patches_one_field_in_a_few_queries(hero, api_for, django_assert_max_num_queries):
     client = api_for(hero.owner)
     url = reverse("api:character-detail", args=[hero.pk])
-    with django_assert_max_num_queries(17):
+    with django_assert_max_num_queries(15):
         assert client.get(url).status_code == 200
         assert client.patch(url, {"notes": "Owes the ferryman."}, format="json").status_code == 200
 
 
 def test_it_edits_one_field_in_a_few_queries(hero, django_assert_max_num_queries):
-    with django_assert_max_num_queries(15):
+    with django_assert_max_num_queries(11):
         services.edit_field(
             character=hero, kind="character", row_id=None, field="spd", value="4", original="3"
         )
