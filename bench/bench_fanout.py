@@ -12,9 +12,10 @@ sessions in turn; the GM passes the turn through the API, one action at a time, 
 from sending that request to each stream reading the entry gives p50 and p95 (the first action
 right after the streams connected is reported apart: it waits for the streams' own start). A
 bare Django view's p50 and p95 measured on the same server in the same run are printed, and the
-fan-out figures as ratios to them (the machine's speed cancels out), with the PostgreSQL
-connections open while the streams are. Also printed: what building one event's messages for
-the GM and for a player costs in this process.
+fan-out figures as ratios to them (the machine's speed cancels out), the time until the
+tracker drawn after each entry arrives too (the broadcaster sends the entry first), with the
+PostgreSQL connections open while the streams are. Also printed: what building one event's
+messages for the GM and for a player costs in this process.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def main() -> None:
                 print(f"{label}: bare view p50 {base50:.1f} ms, p95 {base95:.1f} ms (1 client)")
                 print(
                     f"  {'pages':>5} {'p50 ms':>8} {'p95 ms':>8} {'p50/bare':>9} {'p95/bare':>9}"
+                    f" {'tracker p50':>11} {'tracker p95':>11}"
                     f" {'action ms':>9} {'first ms':>8} {'late':>5} {'lost':>5} {'PG conns':>8}"
                 )
                 for size in sizes:
@@ -110,14 +112,18 @@ def main() -> None:
                         print(f"  {size:5d} failed: {type(exc).__name__}: {exc}"[:200])
                         continue
                     p50, p95 = (percentile(f.latencies, q) * 1000 for q in (50, 95))
+                    t50, t95 = (percentile(f.trackers or [0.0], q) * 1000 for q in (50, 95))
                     print(
                         f"  {size:5d} {p50:8.1f} {p95:8.1f} {p50 / base50:9.1f} {p95 / base95:9.1f}"
+                        f" {t50:11.1f} {t95:11.1f}"
                         f" {percentile(f.action, 50) * 1000:9.1f}"
                         f" {percentile(f.first, 50) * 1000:8.0f} {f.late:5d} {f.lost:5d}"
                         f" {f.db_connections:8d}"
                     )
         print(
-            "\n(p50/bare, p95/bare: the fan-out's p50 and p95 over the bare view's; action: the"
+            "\n(p50/bare, p95/bare: the fan-out's p50 and p95 over the bare view's; tracker:"
+            " the same from the action to the tracker drawn after its entry, the page fully"
+            " updated; action: the"
             " API request's own p50; first: the first action right after the streams connected;"
             f" late: deliveries after {LATE:.0f} s; lost: never came; PG conns: PostgreSQL"
             " connections open while the streams are, all server processes together)"

@@ -360,6 +360,8 @@ class Fanout:
     lost: int  # deliveries that never came (within LATE + GRACE seconds)
     action: list[float]  # the action's own request, answer included
     db_connections: int
+    # the tracker drawn after each of the other actions: the page fully updated
+    trackers: list[float] = field(default_factory=list)
 
 
 LATE = 10.0
@@ -373,6 +375,7 @@ async def fanout(base: str, table: Table, encounter: int, *, clients: int, actio
     each stream reading its entry is kept. The first action is kept apart: its entry queues
     behind the streams' own start (each join is announced to every open stream)."""
     arrivals: dict[int, list[float]] = defaultdict(list)
+    trackers: dict[int, list[float]] = defaultdict(list)
     hello = asyncio.Semaphore(0)
     cookies = [table.sessions[u] for u in ("gm", "alice", "bob")]
     limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
@@ -383,14 +386,19 @@ async def fanout(base: str, table: Table, encounter: int, *, clients: int, actio
         async with http.stream("GET", f"/encounters/{encounter}/events/", headers=headers) as r:
             expect(r, 200)
             event = ""
+            last = 0  # the last entry this stream read: a tracker after it shows its effect
             async for line in r.aiter_lines():
                 if line.startswith("event: "):
                     event = line[7:]
                 elif line.startswith("id: ") and event == "entry":
-                    arrivals[int(line[4:])].append(time.perf_counter())
+                    last = int(line[4:])
+                    arrivals[last].append(time.perf_counter())
                 elif line == "":
                     if event == "hello":
                         hello.release()
+                    elif event == "tracker" and last:
+                        trackers[last].append(time.perf_counter())
+                        last = 0
                     event = ""
 
     async def all_arrived(entries: dict[int, float], seconds: float) -> None:
@@ -437,6 +445,7 @@ async def fanout(base: str, table: Table, encounter: int, *, clients: int, actio
         lost=clients * actions - len(everything),
         action=action,
         db_connections=connections,
+        trackers=[t - sent[e] for e in rest for t in trackers[e]],
     )
 
 

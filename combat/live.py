@@ -58,6 +58,7 @@ PRESENCE_SECONDS = 40  # a viewer counts as connected this long after its last h
 ENTRY = "encounter.entry"  # channel-layer message: a log entry was committed
 PRESENCE = "encounter.presence"  # channel-layer message: a viewer connected or left
 GONE = "gone"  # SSE event: the viewer lost access; the page stops following
+HEARTBEAT = ": heartbeat\n\n"  # an SSE comment: keeps proxies from closing an idle stream
 
 
 def group_name(encounter_id: int) -> str:
@@ -251,17 +252,25 @@ class Subscriber:
 
     user: AbstractBaseUser
     after: int | None  # the last entry id sent; None: a fresh page (it shows the state)
-    queue: asyncio.Queue[str | None]
+    queue: asyncio.Queue[bytes | None]
     greeted: bool = False
 
 
 def fan_out(
-    encounter: Encounter, subscribers: list[Subscriber], *, presence: bool = False
+    encounter: Encounter,
+    subscribers: list[Subscriber],
+    *,
+    presence: bool = False,
+    early: Callable[[dict[Subscriber, list[str]]], None] | None = None,
 ) -> dict[Subscriber, list[str]]:
     """One pass of the broadcaster, in its thread: what each stream is sent. Every stream
     behind the newest entry gets the entries it has not seen (or a ``reset``) and the tracker,
     each drawn once per audience; a stream whose viewer lost access gets ``gone``; a stream
-    not greeted yet gets ``hello``; with ``presence``, the GM's streams get who is connected."""
+    not greeted yet gets ``hello``; with ``presence``, the GM's streams get who is connected.
+
+    ``early``, when given, is handed what is ready before the tracker is loaded and drawn
+    (``gone``, the new entries), and the returned lists hold only the rest: the log line
+    reaches every page without waiting for the tracker (most of a pass's work)."""
     out: dict[Subscriber, list[str]] = {s: [] for s in subscribers}
     try:
         encounter.refresh_from_db()
@@ -295,7 +304,9 @@ def fan_out(
         )[::-1]
         truncated = len(entries) > REPLAY_LIMIT
         oldest = entries[0].pk if entries else latest
-        tracker = _state_renderer[0](encounter) if _state_renderer else None
+        # Who is hidden from whom, from one query: the tracker's own load comes after the
+        # entries are on their way.
+        participants = list(encounter.participants.select_related("character"))
         drawn: dict[tuple[int, frozenset[int]], str] = {}
         hidden_of: dict[int, frozenset[int]] = {}
         for s in behind:
@@ -304,11 +315,7 @@ def fan_out(
                 out[s].append(Message("reset", "", latest).encode())
             else:
                 if s.user.pk not in hidden_of:
-                    hidden_of[s.user.pk] = frozenset(
-                        tracker.hidden_for(s.user)
-                        if tracker
-                        else hidden_participants(encounter, s.user)
-                    )
+                    hidden_of[s.user.pk] = frozenset(hidden_ids(encounter, s.user, participants))
                 hidden = hidden_of[s.user.pk]
                 for entry in mine:
                     if (entry.pk, hidden) not in drawn:
@@ -318,6 +325,11 @@ def fan_out(
                         )
                         drawn[entry.pk, hidden] = Message("entry", html, entry.pk).encode()
                     out[s].append(drawn[entry.pk, hidden])
+        if early is not None:
+            early({s: chunks for s, chunks in out.items() if chunks})
+            out = {s: [] for s in subscribers}
+        tracker = _state_renderer[0](encounter) if _state_renderer else None
+        for s in behind:
             if tracker is not None:
                 out[s] += tracker.encoded(s.user)
             s.after = latest
@@ -366,9 +378,12 @@ class Broadcaster:
         if not subscribers:
             return
 
+        def early(ready: dict[Subscriber, list[str]]) -> None:
+            self.loop.call_soon_threadsafe(self._deliver, ready, False)
+
         def work() -> dict[Subscriber, list[str]]:
             try:
-                out = fan_out(self.encounter, subscribers, presence=presence)
+                out = fan_out(self.encounter, subscribers, presence=presence, early=early)
                 if heartbeat:
                     for uid in {s.user.pk for s in subscribers}:
                         mark_present(self.encounter.pk, uid)
@@ -384,11 +399,20 @@ class Broadcaster:
             # next event or heartbeat reads again from what each stream was last sent.
             logger.exception("live: pass failed for encounter %s", self.encounter.pk)
             return
+        self._deliver(out, heartbeat)
+
+    def _deliver(self, out: dict[Subscriber, list[str]], heartbeat: bool) -> None:
+        """Each stream's chunks of a pass as one write of bytes; streams of one audience are
+        sent the same chunks, so each distinct sequence is joined and encoded once."""
+        joined: dict[tuple[int, ...], bytes] = {}
         for s, chunks in out.items():
             if heartbeat and s.greeted:
-                chunks.insert(0, ": heartbeat\n\n")
-            for chunk in chunks:
-                s.queue.put_nowait(chunk)
+                chunks.insert(0, HEARTBEAT)
+            if chunks:
+                key = tuple(map(id, chunks))  # the chunks are shared objects: ids name them
+                if key not in joined:
+                    joined[key] = "".join(chunks).encode()
+                s.queue.put_nowait(joined[key])
             if any(c.startswith(f"event: {GONE}\n") for c in chunks):
                 s.queue.put_nowait(None)
                 self.subscribers.discard(s)
@@ -490,7 +514,7 @@ async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
 
 async def _stream(
     encounter: Encounter, user: AbstractBaseUser, after: int | None
-) -> AsyncIterator[str]:
+) -> AsyncIterator[bytes]:
     """A plain generator over the queue the encounter's broadcaster fills: no database, no
     thread, no channel-layer receive of its own."""
     layer = get_channel_layer()

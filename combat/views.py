@@ -5,6 +5,7 @@ someone else acted first, 422 when the fight does not allow it, with the reason)
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -684,6 +685,9 @@ def presence_panel(encounter: Encounter, user: Any) -> str | None:
     return render_to_string(f"{PAGE}#presence", presence_context(encounter))
 
 
+_LINE_BREAKS = re.compile(r"\s*\n\s*")
+
+
 class LiveTracker:
     """What the live feed draws after an event: the encounter loaded once
     (:func:`load_state`), then the tracker once per audience. The audiences: the GM; the
@@ -732,7 +736,10 @@ class LiveTracker:
             html = render_to_string(
                 f"{PAGE}#tracker", {**context, "user": user, "live_fragment": True}
             )
-            self._renders[key] = {"tracker": html}
+            # One line: an SSE event gets a "data:" line per line of HTML, each read and
+            # joined again by every browser. The tracker holds no <pre> or <textarea>, so a
+            # line break and its indent are the same white space as one blank.
+            self._renders[key] = {"tracker": _LINE_BREAKS.sub(" ", html).strip()}
         return self._renders[key]
 
     def encoded(self, user: Any) -> list[str]:
