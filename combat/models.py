@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from combat import conditions as rules_of_conditions
 from rules.engine import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon
 
@@ -99,7 +100,8 @@ class Participant(models.Model):
     gm_order = models.PositiveSmallIntegerField(default=0, help_text="Breaks the last ties.")
     position = models.PositiveSmallIntegerField(default=0)
     state = models.CharField(max_length=12, choices=State.choices, default=State.ACTIVE)
-    #: {"disarmed": {"by": participant id, "round": n}, ...}; names from omg.Condition.
+    #: {"disarmed": {"by": participant id, "round": n, "ends": "round", "until": n + 1}, ...}:
+    #: built-in names from omg.Condition, the GM's own under "gm:"; see combat/conditions.py.
     conditions = models.JSONField(default=dict, blank=True)
     counterattacks = models.PositiveSmallIntegerField(default=0)
     stamina_due = models.BooleanField(
@@ -137,15 +139,26 @@ class Participant(models.Model):
         """Disarmed: spends the round after the disarm retrieving the weapon (seed 000,
         "spends next rd. retrieving weapon"; RULES.md, "Maneuvers"). One turn is lost, not
         two: the rest of the disarm's own round is not spent, and the condition is gone when
-        the round after that begins (services._new_round)."""
-        info = self.conditions.get(omg.Condition.DISARMED.value)
-        if info is None:
-            return False
-        return self.encounter.round > int(info.get("round", 0))
+        the round after that begins (docs/rules.md, "Conditions")."""
+        return self.stopped_by == omg.Condition.DISARMED.value
+
+    @property
+    def stopped_by(self) -> str | None:
+        """The condition that keeps this participant from acting now (stunned, disarmed in
+        the round after the disarm), if one does."""
+        return rules_of_conditions.stops_acting(self.conditions, self.encounter.round)
 
     @property
     def can_act(self) -> bool:
-        return self.state == self.State.ACTIVE and not self.busy
+        return self.state == self.State.ACTIVE and self.stopped_by is None
+
+    @property
+    def can_defend(self) -> bool:
+        """Unconscious, dying or out: no defense (docs/rules.md, "Conditions")."""
+        return self.state == self.State.ACTIVE
+
+    def shown_conditions(self) -> list[rules_of_conditions.Shown]:
+        return rules_of_conditions.shown(self.conditions, self.encounter.round)
 
     def is_controlled_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
         """The character's player, or the GM (who runs every NPC)."""
@@ -262,6 +275,7 @@ class CombatLogEntry(models.Model):
         STAMINA = "stamina", "Stamina test"
         FATE = "fate"
         UNDO = "undo"
+        CONDITION = "condition", "condition changed"
         DAMAGE = "damage", "manual damage"
         HEAL = "heal"
         FINISH = "finish"

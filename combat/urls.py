@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import views
+from combat import condition_views, record_views, views
 
 app_name = "combat"
 
@@ -42,6 +42,18 @@ urlpatterns = [
         views.participant_stamina,
         name="participant_stamina",
     ),
+    path(
+        "encounters/<int:pk>/participants/<int:participant_pk>/conditions/add/",
+        condition_views.condition_add,
+        name="condition_add",
+    ),
+    path(
+        "encounters/<int:pk>/participants/<int:participant_pk>/conditions/remove/",
+        condition_views.condition_remove,
+        name="condition_remove",
+    ),
+    path("encounters/<int:pk>/record.md", record_views.record_markdown, name="record_markdown"),
+    path("encounters/<int:pk>/record.json", record_views.record_json, name="record_json"),
     path("encounters/<int:pk>/attacks/", views.attack_declare, name="attack_declare"),
     path("attacks/<int:pk>/defense/", views.attack_defense, name="attack_defense"),
     path("attacks/<int:pk>/roll/", views.attack_roll, name="attack_roll"),

@@ -187,7 +187,7 @@ def view_context(
         # A hidden attacker's weapon is one of its numbers: the log's public text leaves it
         # out, and so does the open-attack panel.
         d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]
-        d.can_defend = d.needs_defense and controls(d.target)  # type: ignore[attr-defined]
+        d.can_defend = d.needs_defense and d.target.can_defend and controls(d.target)  # type: ignore[attr-defined]
         d.can_roll = d.status == Declaration.Status.DEFENDED and controls(d.attacker)  # type: ignore[attr-defined]
         d.can_cancel = controls(d.attacker)  # type: ignore[attr-defined]
         d.target_owner = _player_owner(d.target) if shared else None  # type: ignore[attr-defined]
@@ -232,7 +232,8 @@ def view_context(
         panels = []
         for owner in owners:
             theirs = [r for r in rows if r.controller == owner and r.show]
-            if any(r.is_turn or r.p.counterattacks for r in theirs):
+            # A condition that stops acting takes the form away (docs/rules.md, "Conditions").
+            if any((r.is_turn or r.p.counterattacks) and r.p.can_act for r in theirs):
                 panels.append(
                     {"owner": owner, "mine": theirs, **declare_context(rows, theirs, None)}
                 )
@@ -241,7 +242,7 @@ def view_context(
         pass_owner = _player_owner(turn) if turn else None
     else:
         mine = [r for r in rows if r.mine]
-        can_declare = is_gm or any(r.is_turn or r.p.counterattacks for r in mine)
+        can_declare = is_gm or any((r.is_turn or r.p.counterattacks) and r.p.can_act for r in mine)
         chosen = declare_context(rows, mine, attacker_pk)
         panels = [{"owner": None, "mine": mine, **chosen}] if mine and can_declare else []
         can_pass = is_gm or bool(turn and turn.character.owner_id == user.pk)

@@ -7,7 +7,8 @@ Actions answer with the combat log entry they wrote, the same object the live fe
 400 says why the fight does not allow the action.
 
 ``base`` holds what the views share, ``serializers`` every body in and out; one module per
-resource: ``encounters``, ``participants``, ``attacks`` (open attacks and a roll's Fate).
+resource: ``encounters``, ``participants``, ``attacks`` (open attacks and a roll's Fate),
+``conditions`` (a participant's conditions, and the record of a fight).
 """
 
 from __future__ import annotations
@@ -15,10 +16,19 @@ from __future__ import annotations
 from typing import Any
 
 from combat.api.attacks import AttackViewSet, RollViewSet
+from combat.api.conditions import ConditionViewSet, RecordViewSet
 from combat.api.encounters import EncounterViewSet
 from combat.api.participants import ParticipantViewSet
 
-__all__ = ["AttackViewSet", "EncounterViewSet", "ParticipantViewSet", "RollViewSet", "register"]
+__all__ = [
+    "AttackViewSet",
+    "ConditionViewSet",
+    "EncounterViewSet",
+    "ParticipantViewSet",
+    "RecordViewSet",
+    "RollViewSet",
+    "register",
+]
 
 
 def register(router: Any) -> None:
@@ -27,3 +37,9 @@ def register(router: Any) -> None:
     router.register("participants", ParticipantViewSet, basename="participant")
     router.register("attacks", AttackViewSet, basename="attack")
     router.register("rolls", RollViewSet, basename="roll")
+    router.register(
+        r"participants/(?P<participant_pk>[0-9]+)/conditions",
+        ConditionViewSet,
+        basename="condition",
+    )
+    router.register(r"encounters/(?P<encounter_pk>[0-9]+)/record", RecordViewSet, basename="record")

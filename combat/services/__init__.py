@@ -39,9 +39,11 @@ from combat.services.fate import (
 )
 from combat.services.preparation import (
     MAX_COPIES,
+    add_condition,
     add_npc_copies,
     add_participants,
     create_encounter,
+    remove_condition,
     update_participant,
 )
 from combat.services.resolution import STAMINA_DIF, adjust_zone, resolve, stamina_check
@@ -80,6 +82,7 @@ __all__ = [
     "_lock",
     "_log",
     "_new_round",
+    "add_condition",
     "add_npc_copies",
     "add_participants",
     "adjust_zone",
@@ -94,6 +97,7 @@ __all__ = [
     "latest_roll",
     "next_turn",
     "odds_for_viewer",
+    "remove_condition",
     "resolve",
     "roll_initiative",
     "set_turn",

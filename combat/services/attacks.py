@@ -67,8 +67,7 @@ def declare_attack(
                 raise CombatError(f"{a.name} has no counterattack.")
         elif enc.turn_id != a.pk and not gm:
             raise CombatError(f"It is not {a.name}'s turn.")
-        if not a.can_act and not gm:
-            raise CombatError(f"{a.name} cannot act ({a.get_state_display()}).")
+        _require_able(a, t)
         if zone is not None and zone.character_id != t.character_id:
             raise CombatError("That body zone is not the target's.")
         if zone is None and action not in (
@@ -124,6 +123,22 @@ def declare_attack(
     return decl, entry
 
 
+def _require_able(a: Participant, t: Participant) -> None:
+    """Conditions and states the tracker enforces, for the GM too (docs/rules.md,
+    "Conditions"): the GM lifts one from the row's menu first."""
+    if a.state != Participant.State.ACTIVE:
+        raise CombatError(f"{a.name} cannot act ({a.get_state_display()}).")
+    if (stopped := a.stopped_by) is not None:
+        raise CombatError(
+            f"{a.name} cannot act while {stopped} (the GM can remove the condition first)."
+        )
+    if not t.can_defend:
+        raise CombatError(
+            f"{t.name} cannot defend ({t.get_state_display()}): no roll is made against a "
+            "helpless target; the GM applies the blow by hand."
+        )
+
+
 def declare_defense(*, declaration: Declaration, defense: str, actor: User) -> CombatLogEntry:
     """Step 2: dodge, parry or block, by the target's player or the GM."""
     defense = (defense or "").strip().lower()
@@ -137,6 +152,11 @@ def declare_defense(*, declaration: Declaration, defense: str, actor: User) -> C
             raise CombatConflict("This attack is no longer open.")
         if not decl.needs_defense:
             raise CombatError("A feint is met with Focus, not a defense mode.")
+        if not t.can_defend:
+            raise CombatError(
+                f"{t.name} cannot defend ({t.get_state_display()}): call the attack off; "
+                "the GM applies a blow on a helpless target by hand."
+            )
         if defense not in omg.DefenseMode:
             raise CombatError("Choose dodge, parry or block.")
         ch = Changes()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Encounter, Participant
 from combat.services.rows import Changes, CombatError, Kind, _lock, _log, _participant, _require_gm
 from rules.engine import omg
@@ -193,3 +194,96 @@ def update_participant(
             involves=(p,),
             text=f"{p.name}: {what} changed.",
         )
+
+
+def add_condition(
+    *,
+    participant: Participant,
+    name: str,
+    actor: User,
+    rounds: int | None = None,
+    until_removed: bool = False,
+) -> CombatLogEntry:
+    """The GM puts a condition on a participant: a built-in (stunned, prone, grappled,
+    disarmed, shoved, and "thrown"/"held" for those) with its own duration unless told, or
+    their own named one, for ``rounds`` rounds (counting this one) or ``until_removed``.
+    "unconscious" and "dying" are states: they set the participant's state. The same name
+    again replaces the condition (a new duration)."""
+    state = _STATE_NAMES.get(name.strip().lower()) if isinstance(name, str) else None
+    with transaction.atomic():
+        rows = _lock(participant.encounter_id)
+        _require_gm(rows, actor)
+        p = _participant(rows, participant.pk)
+        if rows.encounter.status == Encounter.Status.FINISHED:
+            raise CombatError("This encounter is over.")
+        ch = Changes()
+        if state is not None:
+            ch.set(p, "state", state)
+            label = Participant.State(state).label
+        else:
+            try:
+                key, info = condition_rules.entry(
+                    name,
+                    round_=rows.encounter.round,
+                    rounds=rounds,
+                    until_removed=until_removed,
+                )
+            except condition_rules.ConditionError as exc:
+                raise CombatError(str(exc)) from exc
+            if key not in p.conditions and len(p.conditions) >= condition_rules.MAX_CONDITIONS:
+                raise CombatError(
+                    f"name: at most {condition_rules.MAX_CONDITIONS} conditions at once."
+                )
+            ch.set(p, "conditions", {**p.conditions, key: info})
+            label = condition_rules.label_of(key, info)
+            shown = next(
+                s for s in condition_rules.shown(p.conditions, p.encounter.round) if s.key == key
+            )
+            label = f"{label} ({shown.left})"
+        if not ch:
+            raise CombatError(f"{p.name} is already {label.lower()}.")
+        return _log(
+            rows,
+            Kind.CONDITION,
+            actor=actor,
+            changes=ch,
+            participant=p,
+            involves=(),
+            text=f"GM: {p.name} is {label.lower()}.",
+        )
+
+
+def remove_condition(*, participant: Participant, key: str, actor: User) -> CombatLogEntry:
+    """The GM lifts one condition (its key as the API lists it); "unconscious" and "dying"
+    put the participant back on their feet (state active)."""
+    with transaction.atomic():
+        rows = _lock(participant.encounter_id)
+        _require_gm(rows, actor)
+        p = _participant(rows, participant.pk)
+        ch = Changes()
+        if key in _STATE_NAMES:
+            if p.state != _STATE_NAMES[key]:
+                raise CombatError(f"{p.name} is not {key}.")
+            ch.set(p, "state", Participant.State.ACTIVE.value)
+            label = key
+        else:
+            if key not in p.conditions:
+                raise CombatError(f"{p.name} has no condition {key!r}.")
+            label = condition_rules.label_of(key, p.conditions[key])
+            ch.set(p, "conditions", {k: v for k, v in p.conditions.items() if k != key})
+        return _log(
+            rows,
+            Kind.CONDITION,
+            actor=actor,
+            changes=ch,
+            participant=p,
+            involves=(),
+            text=f"GM: {p.name} is no longer {label.lower()}.",
+        )
+
+
+#: The conditions that are participant states (docs/rules.md, "Conditions").
+_STATE_NAMES = {
+    "unconscious": Participant.State.UNCONSCIOUS.value,
+    "dying": Participant.State.DOWN.value,
+}

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
+from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.services.attacks import _feinted, _weight, setup
 from combat.services.rows import (
@@ -189,9 +190,9 @@ def _apply_resolution(
         "hits": [],
     }
     if m.condition is not None:
-        conditions = dict(t_p.conditions)
-        conditions[m.condition.value] = {"by": a_p.pk, "round": enc.round}
-        ch.set(t_p, "conditions", conditions)
+        # Each maneuver's condition lasts as docs/rules.md ("Conditions") reads the seed.
+        key, info = condition_rules.entry(m.condition.value, round_=enc.round, by=a_p.pk)
+        ch.set(t_p, "conditions", {**t_p.conditions, key: info})
     if m.hit is not None and zone is not None:
         result["hits"] = [{"roll": m.hit.roll, "damage": m.hit.damage, "raw": m.hit.raw}]
         result["wounds"] = _wound(rows, ch, t_p, zone, [m.hit.damage], m.hit.armor_wear)

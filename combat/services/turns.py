@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from combat import conditions
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.services.rows import (
     Changes,
@@ -74,6 +75,8 @@ def start_encounter(
         ch = Changes()
         ordered = _initiative(rows, ch, rng)
         first = next((p for p in ordered if p.can_act), ordered[0])
+        ended: list[str] = []
+        _turns_come(ch, ordered[: ordered.index(first) + 1], ended)
         ch.set(enc, "status", Encounter.Status.RUNNING.value)
         ch.set(enc, "round", 1)
         ch.set(enc, "turn_id", first.pk)
@@ -84,8 +87,9 @@ def start_encounter(
             actor=actor,
             changes=ch,
             participant=first,
-            text=f"Round 1. Initiative: {order}. {first.name} acts first.",
-            public_text=f"Round 1. Order: {', '.join(p.name for p in ordered)}.",
+            text=f"Round 1. Initiative: {order}. {first.name} acts first.{_ended_text(ended)}",
+            public_text=f"Round 1. Order: {', '.join(p.name for p in ordered)}."
+            + _ended_text(ended),
             involves=tuple(ordered),
         )
 
@@ -115,24 +119,38 @@ def roll_initiative(
         )
 
 
-def _new_round(rows: Rows, ch: Changes, include_skipped: bool) -> Participant | None:
+def _new_round(
+    rows: Rows, ch: Changes, include_skipped: bool, ended: list[str]
+) -> Participant | None:
+    """Round + 1: counterattacks and the last round's conditions go (docs/rules.md,
+    "Conditions"); then the first in order who can act has the turn, and those passed over
+    before them have had theirs."""
     enc = rows.encounter
     new = enc.round + 1
     ch.set(enc, "round", new)
     ch.set(enc, "countering", False)
-    for p in rows.participants.values():
+    for p in _order(rows):
         ch.set(p, "counterattacks", 0)
-        kept = {}
-        for name, info in p.conditions.items():
-            since = int(info.get("round", 0))
-            if name in (omg.Condition.FEINTED, omg.Condition.SHOVED):
-                continue  # a feint is spent within its round; a shove is a moment
-            if name == omg.Condition.DISARMED and since <= new - 2:
-                continue  # the round after the disarm was spent retrieving the weapon
-            kept[name] = info
+        kept, gone = conditions.at_new_round(p.conditions, new)
         ch.set(p, "conditions", kept)
+        ended.extend(f"{p.name} is no longer {label.lower()}" for label in gone)
     ordered = _order(rows)
-    return next((p for p in ordered if include_skipped or p.can_act), None)
+    nxt = next((p for p in ordered if include_skipped or p.can_act), None)
+    _turns_come(ch, ordered[: ordered.index(nxt) + 1] if nxt else ordered, ended)
+    return nxt
+
+
+def _turns_come(ch: Changes, participants: list[Participant], ended: list[str]) -> None:
+    """Their turns come, acted or passed over: what lasts until their next turn ends. A
+    stunned participant is passed over and so loses exactly that one turn."""
+    for p in participants:
+        kept, gone = conditions.at_turn(p.conditions)
+        ch.set(p, "conditions", kept)
+        ended.extend(f"{p.name} is no longer {label.lower()}" for label in gone)
+
+
+def _ended_text(ended: list[str]) -> str:
+    return "".join(f" {line}." for line in ended)
 
 
 @dataclass(frozen=True)
@@ -183,6 +201,7 @@ def next_turn(
             raise CombatError("Resolve or cancel the open attack first.")
         ch = Changes()
         ordered = _order(rows)
+        ended: list[str] = []
         nxt: Participant | None = None
         if enc.countering:
             if current is not None:
@@ -193,11 +212,13 @@ def next_turn(
             after = ordered[ordered.index(current) + 1 :] if current in ordered else ordered
             nxt = next((p for p in after if include_skipped or p.can_act), None)
             countering = False
+            # Those passed over on the way have had their turn (docs/rules.md, "Conditions").
+            _turns_come(ch, after[: after.index(nxt) + 1] if nxt else after, ended)
             if nxt is None:
                 nxt = next((p for p in ordered if p.counterattacks and p.can_act), None)
                 countering = nxt is not None
         if nxt is None:
-            nxt = _new_round(rows, ch, include_skipped)
+            nxt = _new_round(rows, ch, include_skipped, ended)
             text = f"Round {enc.round}." + (f" {nxt.name} acts." if nxt else " Nobody can act.")
         elif countering:
             ch.set(enc, "countering", True)
@@ -206,7 +227,13 @@ def next_turn(
             text = f"{nxt.name}'s turn."
         ch.set(enc, "turn_id", nxt.pk if nxt else None)
         return _log(
-            rows, Kind.TURN, actor=actor, changes=ch, participant=nxt, text=text, involves=()
+            rows,
+            Kind.TURN,
+            actor=actor,
+            changes=ch,
+            participant=nxt,
+            text=text + _ended_text(ended),
+            involves=(),
         )
 
 
@@ -222,8 +249,15 @@ def set_turn(*, encounter: Encounter, participant: Participant, actor: User) -> 
         ch.set(rows.encounter, "turn_id", p.pk)
         if not ch:
             raise CombatError(f"It is already {p.name}'s turn.")
+        ended: list[str] = []
+        _turns_come(ch, [p], ended)
         return _log(
-            rows, Kind.TURN, actor=actor, changes=ch, participant=p, text=f"{p.name}'s turn (GM)."
+            rows,
+            Kind.TURN,
+            actor=actor,
+            changes=ch,
+            participant=p,
+            text=f"{p.name}'s turn (GM).{_ended_text(ended)}",
         )
 
 

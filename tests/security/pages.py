@@ -84,6 +84,8 @@ class DemoTable:
             return self.ids["zone"]
         if kwarg == "participant_pk":
             return self.ids["participant"]
+        if kwarg == "encounter_pk":
+            return self.ids["encounter"]
         if kwarg == "delivery_pk":
             return self.ids["delivery"]
         if name == "webhook_list":
@@ -101,6 +103,8 @@ class DemoTable:
             ("npc_copies", "encounter"),
             ("zone_adjust", "encounter"),
             ("attack_declare", "encounter"),
+            ("condition_", "encounter"),
+            ("record_", "encounter"),
             ("webhook", "webhook"),
             ("delivery", "webhook"),
         ):

@@ -360,6 +360,28 @@ def participant(w: World) -> dict[str, Any]:
     return {"pk": w.y.pk}
 
 
+def ysolde_conditions(w: World) -> dict[str, Any]:
+    return {"participant_pk": w.y.pk}
+
+
+def encounter_record(w: World) -> dict[str, Any]:
+    return {"encounter_pk": w.encounter.pk}
+
+
+def _ysolde_prone(w: World) -> None:
+    combat.add_condition(participant=_p(w.y), name="prone", actor=w.gm)
+
+
+def ysolde_prone_in_fight(w: World) -> dict[str, Any]:
+    _ysolde_prone(w)
+    return ysolde_in_fight(w)
+
+
+def ysolde_prone(w: World) -> dict[str, Any]:
+    _ysolde_prone(w)
+    return ysolde_conditions(w)
+
+
 def no_such_object(w: World) -> dict[str, Any]:
     # Replaced by the cell's setup; a reverse() without it would point nowhere.
     return {"pk": 999_999}
@@ -562,6 +584,17 @@ MATRIX: dict[str, Entry] = {
     "combat:participant_stamina": entry(
         ysolde_in_fight, post=Rule(OWNER_OR_GM, body={"roll": "50"}, setup=stamina_due_in_fight)
     ),
+    "combat:condition_add": entry(
+        ysolde_in_fight,
+        post=Rule(
+            GM, body={"condition": "other", "label": "Blessed", "duration": "rounds", "rounds": "2"}
+        ),
+    ),
+    "combat:condition_remove": entry(
+        ysolde_in_fight, post=Rule(GM, body={"key": "prone"}, setup=ysolde_prone_in_fight)
+    ),
+    "combat:record_markdown": entry(encounter, get=Rule(MEMBERS)),
+    "combat:record_json": entry(encounter, get=Rule(MEMBERS)),
     "combat:attack_declare": entry(
         encounter,
         post=Rule(
@@ -757,6 +790,16 @@ MATRIX: dict[str, Entry] = {
     "api:participant-stamina": entry(
         participant, post=Rule(OWNER_OR_GM, body={"roll": 50}, setup=stamina_due)
     ),
+    "api:condition-list": entry(
+        ysolde_conditions,
+        get=Rule(MEMBERS),
+        post=Rule(GM, body={"name": "Blessed", "rounds": 2}),
+    ),
+    "api:condition-remove": entry(
+        ysolde_conditions, post=Rule(GM, body={"key": "prone"}, setup=ysolde_prone)
+    ),
+    "api:record-list": entry(encounter_record, get=Rule(MEMBERS)),
+    "api:record-markdown": entry(encounter_record, get=Rule(MEMBERS)),
     "api:attack-detail": entry(no_such_object, get=Rule(MEMBERS, setup=open_attack)),
     "api:attack-defense": entry(
         no_such_object,

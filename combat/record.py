@@ -1,0 +1,192 @@
+"""The record of a fight: its log, round by round, and its outcome, for the campaign's journal
+(Markdown or JSON). Built as the viewer sees the fight: a player's record reads the public text
+of every entry involving a participant hidden from them and carries none of the log's numbers
+(results, changes); the GM's has everything (docs/security.md, "Who sees an NPC")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from combat import access
+from combat.models import CombatLogEntry, Encounter, Participant
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    User = AbstractBaseUser | AnonymousUser
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Who was left standing, who fell (with how), how many rounds, and when it ended."""
+
+    standing: list[str]
+    fallen: list[tuple[str, str]]
+    rounds: int
+    ended_at: datetime | None
+
+    @property
+    def summary(self) -> str:
+        standing = ", ".join(self.standing) or "nobody"
+        return f"{self.rounds} round{'s' if self.rounds != 1 else ''}; standing: {standing}"
+
+
+def outcome(encounter: Encounter, participants: list[Participant] | None = None) -> Outcome:
+    ps = participants if participants is not None else _participants(encounter)
+    ended = (
+        CombatLogEntry.objects.filter(encounter=encounter, kind=CombatLogEntry.Kind.FINISH)
+        .order_by("-seq")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    return _outcome(encounter, ps, ended)
+
+
+def _outcome(encounter: Encounter, ps: list[Participant], ended: datetime | None) -> Outcome:
+    active = Participant.State.ACTIVE
+    return Outcome(
+        standing=[p.name for p in ps if p.state == active],
+        fallen=[(p.name, p.get_state_display()) for p in ps if p.state != active],
+        rounds=encounter.round,
+        ended_at=ended,
+    )
+
+
+def past_fights(encounters: list[Encounter]) -> list[tuple[Encounter, Outcome]]:
+    """Finished encounters with their outcome, in two queries whatever their number."""
+    ids = [e.pk for e in encounters]
+    ps: dict[int, list[Participant]] = {pk: [] for pk in ids}
+    for p in Participant.objects.filter(encounter_id__in=ids).select_related("character"):
+        ps[p.encounter_id].append(p)
+    ended = dict(
+        CombatLogEntry.objects.filter(encounter_id__in=ids, kind=CombatLogEntry.Kind.FINISH)
+        .order_by("seq")
+        .values_list("encounter_id", "created_at")
+    )
+    return [(e, _outcome(e, ps[e.pk], ended.get(e.pk))) for e in encounters]
+
+
+def _participants(encounter: Encounter) -> list[Participant]:
+    ps = list(encounter.participants.select_related("character"))
+    for p in ps:
+        p.encounter = encounter
+    return ps
+
+
+def build(encounter: Encounter, user: User) -> dict[str, Any]:
+    """The record as ``user`` may read it (a JSON-ready dict)."""
+    ps = _participants(encounter)
+    gm = encounter.campaign.is_gm(user)
+    hidden = access.hidden_ids(encounter, user, ps)
+    o = outcome(encounter, ps)
+    entries = []
+    round_ = 0
+    for entry in encounter.log.select_related("reverts").order_by("seq"):
+        for c in entry.changes:
+            if c["model"] == "encounter" and c["field"] == "round":
+                round_ = int(c["after"] or 0)
+        item: dict[str, Any] = {
+            "seq": entry.seq,
+            "round": round_,
+            "kind": entry.kind,
+            "at": entry.created_at.isoformat(),
+            "text": entry.text if gm else entry.text_for(user, hidden),
+            # Everyone at the table sees the d100 (docs/rules.md, "Hidden NPCs").
+            "roll": entry.roll,
+            "table_dice": entry.physical,
+            "undoes": entry.reverts.seq if entry.reverts is not None else None,
+        }
+        if gm:
+            item["result"] = entry.payload.get("result")
+            item["changes"] = entry.changes
+        entries.append(item)
+    return {
+        "format": FORMAT_VERSION,
+        "encounter": {
+            "id": encounter.pk,
+            "name": encounter.name,
+            "campaign": encounter.campaign.name,
+            "status": encounter.status,
+            "rounds": o.rounds,
+            "created_at": encounter.created_at.isoformat(),
+            "ended_at": o.ended_at.isoformat() if o.ended_at else None,
+        },
+        "for_gm": gm,
+        "outcome": {
+            "standing": o.standing,
+            "fallen": [{"name": n, "state": s} for n, s in o.fallen],
+        },
+        "participants": [
+            {
+                "id": p.pk,
+                "name": p.name,
+                "npc": p.character.is_npc,
+                "hidden": p.hidden,
+                "state": p.state,
+                "conditions": [s.label for s in p.shown_conditions()],
+                **(
+                    {"vitality": p.character.vitality}
+                    if p.pk not in hidden
+                    else {}  # a hidden NPC's numbers stay with the GM
+                ),
+            }
+            for p in ps
+        ],
+        "log": entries,
+    }
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&!])")
+
+
+def md(text: str) -> str:
+    """User text made inert in Markdown: no markup, links or HTML from names and labels.
+
+    >>> md("<b>Bob</b> [x](y) *z*")
+    '\\\\<b\\\\>Bob\\\\</b\\\\> \\\\[x\\\\](y) \\\\*z\\\\*'
+    """
+    text = " ".join(str(text).split())
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"^(\d+)([.)])", r"\1\\\2", text)
+
+
+def markdown(record: dict[str, Any]) -> str:
+    """The record as a Markdown page: heading, outcome, who fought, the log by round."""
+    e = record["encounter"]
+    out = [f"# {md(e['name'])}", ""]
+    out.append(f"*{md(e['campaign'])}*, {e['created_at'][:10]}")
+    out.append("")
+    rounds = e["rounds"]
+    out.append(f"**Rounds:** {rounds} · **Status:** {e['status']}")
+    standing = ", ".join(md(n) for n in record["outcome"]["standing"]) or "nobody"
+    out.append("")
+    out.append(f"**Left standing:** {standing}")
+    if record["outcome"]["fallen"]:
+        fallen = ", ".join(
+            f"{md(f['name'])} ({md(f['state'])})" for f in record["outcome"]["fallen"]
+        )
+        out.append("")
+        out.append(f"**Fallen:** {fallen}")
+    out += ["", "## Who fought", ""]
+    for p in record["participants"]:
+        bits = ["NPC" if p["npc"] else "PC"]
+        if p["state"] != "active":
+            bits.append(p["state"])
+        bits += [md(c) for c in p["conditions"]]
+        out.append(f"- {md(p['name'])} ({', '.join(bits)})")
+    current = None
+    for item in record["log"]:
+        if item["round"] != current:
+            current = item["round"]
+            out += ["", f"## Round {current}" if current else "## Before the fight", ""]
+        line = md(item["text"])
+        if item["roll"] is not None and str(item["roll"]) not in item["text"]:
+            line += f" (d100: {item['roll']})"
+        out.append(f"- {line}")
+    out.append("")
+    return "\n".join(out)

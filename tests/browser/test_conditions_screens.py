@@ -1,0 +1,67 @@
+"""Conditions at the table: the GM stuns Ysolde from her row's menu on the laptop, her
+player's phone shows it first (and no declare form), and it expires on the phone, live, when
+her next turn is passed over. Both screens stay axe clean with nothing wider than the screen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from combat.models import Participant
+from tests.browser.test_table_ready import LAPTOP, PHONE, check_page, open_as
+from tests.security.pages import demo_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def table() -> Any:
+    return demo_table()
+
+
+def test_a_stun_shows_on_both_screens_and_expires_with_the_lost_turn(
+    asgi_server, browser, table, tmp_path
+):
+    encounter = table.encounter
+    ysolde = encounter.participants.get(character=table.character)
+    gm = open_as(browser, asgi_server.url, "gm", LAPTOP)
+    gm.goto(f"{asgi_server.url}{encounter.get_absolute_url()}")
+    row = gm.locator(f'[data-testid="participant-{ysolde.pk}"]')
+    row.get_by_label(f"More for {ysolde.character.name}").click()
+    form = gm.locator(f'[data-testid="condition-form-{ysolde.pk}"]')
+    form.get_by_label("Condition").select_option("stunned")
+    form.get_by_role("button", name="Add").click()
+    chip = gm.locator(f'[data-testid="condition-{ysolde.pk}-stunned"]')
+    expect(chip).to_contain_text("Stunned")
+    expect(chip).to_contain_text("until their next turn")
+    gm.screenshot(path=tmp_path / "conditions-gm.png", full_page=True)
+    check_page(gm, LAPTOP["viewport"]["width"])
+
+    phone = open_as(browser, asgi_server.url, "alice", PHONE)
+    phone.goto(f"{asgi_server.url}{encounter.get_absolute_url()}")
+    mine = phone.locator(f'[data-testid="my-conditions-{ysolde.pk}"]')
+    expect(mine).to_contain_text("Stunned")
+    expect(mine).to_contain_text("cannot act while stunned")
+    expect(phone.locator('[data-testid="declare-form"]')).to_have_count(0)
+    expect(phone.get_by_role("button", name="Remove Stunned from Ysolde Varr")).to_have_count(0)
+    phone.screenshot(path=tmp_path / "conditions-phone.png", full_page=True)
+    check_page(phone, PHONE["viewport"]["width"])
+
+    # The GM passes turns until Ysolde's next turn comes: it is passed over and the stun ends,
+    # on the phone too, through the live feed.
+    expect(phone.locator('[data-testid="live-status"]')).to_contain_text("Live")
+    for _ in range(Participant.objects.filter(encounter=encounter).count() * 2):
+        if "stunned" not in Participant.objects.get(pk=ysolde.pk).conditions:
+            break
+        seq = (
+            gm.locator('[data-testid="round"]').inner_text(),
+            gm.locator('[data-testid="turn"]').inner_text(),
+        )
+        gm.get_by_test_id("next-turn").click()
+        expect(gm.locator('[data-testid="turn"]')).not_to_have_text(seq[1])
+    assert "stunned" not in Participant.objects.get(pk=ysolde.pk).conditions
+    expect(mine).to_have_count(0)
+    expect(phone.locator(f'[data-testid="condition-{ysolde.pk}-stunned"]')).to_have_count(0)
+    expect(phone.locator('[data-testid="log"]')).to_contain_text("is no longer stunned")
