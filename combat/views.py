@@ -69,7 +69,8 @@ def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -
         return {"declare_attacker": None, "declare_targets": [], "declare_weapons": []}
     return {
         "declare_attacker": attacker,
-        "declare_targets": [r for r in rows if r.p.pk != attacker.p.pk],
+        # The helpless (unconscious, dying) are no targets: docs/rules.md, "Conditions".
+        "declare_targets": [r for r in rows if r.p.pk != attacker.p.pk and r.p.can_defend],
         "declare_weapons": attacker.weapons,
         "declare_chosen": attacker_pk == attacker.p.pk,
     }
@@ -231,9 +232,8 @@ def view_context(
         owners = sorted({r.controller for r in rows if r.controller is not None})
         panels = []
         for owner in owners:
-            theirs = [r for r in rows if r.controller == owner and r.show]
-            # A condition that stops acting takes the form away (docs/rules.md, "Conditions").
-            if any((r.is_turn or r.p.counterattacks) and r.p.can_act for r in theirs):
+            theirs = [r for r in rows if r.controller == owner and r.show and r.p.can_act]
+            if any(r.is_turn or r.p.counterattacks for r in theirs):
                 panels.append(
                     {"owner": owner, "mine": theirs, **declare_context(rows, theirs, None)}
                 )
@@ -242,9 +242,11 @@ def view_context(
         pass_owner = _player_owner(turn) if turn else None
     else:
         mine = [r for r in rows if r.mine]
-        can_declare = is_gm or any((r.is_turn or r.p.counterattacks) and r.p.can_act for r in mine)
-        chosen = declare_context(rows, mine, attacker_pk)
-        panels = [{"owner": None, "mine": mine, **chosen}] if mine and can_declare else []
+        # Only those who can act are offered as attackers (docs/rules.md, "Conditions").
+        able = [r for r in mine if r.p.can_act]
+        can_declare = is_gm or any(r.is_turn or r.p.counterattacks for r in able)
+        chosen = declare_context(rows, able, attacker_pk)
+        panels = [{"owner": None, "mine": able, **chosen}] if able and can_declare else []
         can_pass = is_gm or bool(turn and turn.character.owner_id == user.pk)
         pass_owner = None
     return {

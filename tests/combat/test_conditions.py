@@ -4,6 +4,7 @@ GM's own named conditions (page and API)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -332,3 +333,28 @@ def test_it_lists_adds_and_removes_through_the_api(fight, api_for):
     assert api_for(fight.table.outsider).get(url).status_code == 404
     fight.refresh()
     assert list(fight.thug.conditions) == ["gm:blessed"]
+
+
+def _declare_choices(page: str) -> tuple[str, str]:
+    """The declare form's attacker and target-and-zone selects."""
+    attackers = re.search(r'<select name="attacker".*?</select>', page, re.S)
+    targets = re.search(r'<select name="target_zone".*?</select>', page, re.S)
+    assert attackers and targets
+    return attackers.group(0), targets.group(0)
+
+
+def test_it_leaves_the_stopped_and_the_helpless_out_of_the_gms_declare_form(fight, client_for):
+    gm = fight.table.gm
+    url = reverse("combat:encounter_detail", args=[fight.encounter.pk])
+    thug_attacks = f'<option value="{fight.thug.pk}"'
+    attackers, _ = _declare_choices(client_for(gm).get(url).content.decode())
+    assert thug_attacks in attackers
+    services.add_condition(participant=fight.thug, name="stunned", actor=gm)
+    attackers, _ = _declare_choices(client_for(gm).get(url).content.decode())
+    assert thug_attacks not in attackers
+    services.remove_condition(participant=fight.thug, key="stunned", actor=gm)
+    services.add_condition(participant=fight.ysolde, name="unconscious", actor=gm)
+    # Ysolde, unconscious, is neither offered as the attacker nor as the thug's target.
+    attackers, targets = _declare_choices(client_for(gm).get(url).content.decode())
+    assert thug_attacks in attackers and f'<option value="{fight.ysolde.pk}"' not in attackers
+    assert f'value="{fight.ysolde.pk}:' not in targets
