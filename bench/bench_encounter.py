@@ -74,7 +74,7 @@ def main() -> None:
         profiler = cProfile.Profile()
         profiler.enable()
         for _ in range(20):
-            clients["GM"].get(pages[20])
+            clients[os.environ.get("BENCH_VIEWER", "GM")].get(pages[20])
         profiler.disable()
         pstats.Stats(profiler).sort_stats(os.environ.get("BENCH_SORT", "cumulative")).print_stats(
             30

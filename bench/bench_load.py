@@ -404,7 +404,8 @@ async def fanout(base: str, table: Table, encounter: int, *, clients: int, actio
     async def all_arrived(entries: dict[int, float], seconds: float) -> None:
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            if all(len(arrivals[e]) >= clients for e in entries):
+            # The tracker too: the next action must not race the last one's tracker.
+            if all(len(arrivals[e]) >= clients and len(trackers[e]) >= clients for e in entries):
                 return
             await asyncio.sleep(0.002)
 

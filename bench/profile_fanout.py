@@ -56,9 +56,18 @@ def main() -> None:
     pages = [people[i % 3] for i in range(viewers)]
     fan_out = getattr(live, "fan_out", None)
 
+    marks: dict[str, float] = {}
+    sizes: dict[str, int] = {}
+
+    def early(ready: dict[live.Subscriber, list[str]]) -> None:
+        marks["early"] = time.perf_counter()
+
     def one_event() -> None:
         if fan_out is not None:
-            fan_out(encounter, [live.Subscriber(u, after, None, greeted=True) for u in pages])
+            subscribers = [live.Subscriber(u, after, None, greeted=True) for u in pages]
+            out = fan_out(encounter, subscribers, early=early)
+            for s in subscribers[:3]:
+                sizes[s.user.get_username()] = sum(len(c.encode()) for c in out[s])
         else:
             for user in pages:
                 live.messages_after(encounter, user, after)
@@ -78,6 +87,9 @@ def main() -> None:
         elapsed = time.perf_counter() - started
     how = "live.fan_out" if fan_out is not None else "live.messages_after per viewer"
     print(f"{how}, one event, {viewers} pages: {elapsed * 1000:.0f} ms, {len(queries)} queries")
+    if "early" in marks:
+        print(f"  the entries ready after {(marks['early'] - started) * 1000:.0f} ms")
+        print(f"  bytes after the entries, per stream: {sizes}")
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(18)
     subprocess.run(["rm", "-rf", tmp])
 

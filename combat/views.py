@@ -5,10 +5,11 @@ someone else acted first, 422 when the fight does not allow it, with the reason)
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,6 +17,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from combat import access, live, services
@@ -38,11 +42,113 @@ ACTIONS = [
 ]
 
 
+class RowBits:
+    """What a participant's row draws the same for every viewer, computed at most once per
+    load (so once for the page, and once for every audience of a live pass), each bit when
+    first drawn: its URLs and the zone lists that four places of the page repeat (the row,
+    its GM menu, the declare form's targets, the GM's wound form). A 20-participant fight
+    would otherwise run the same template loops and URL reversals in every one of them."""
+
+    def __init__(self, encounter: Encounter, p: Participant, zones: list[BodyZone]) -> None:
+        self.encounter, self.p, self.zones = encounter, p, zones
+
+    def _url(self, name: str) -> str:
+        return _reverse(name, self.encounter.pk, self.p.pk)
+
+    @functools.cached_property
+    def update_url(self) -> str:
+        return self._url("combat:participant_update")
+
+    @functools.cached_property
+    def set_turn_url(self) -> str:
+        return self._url("combat:encounter_set_turn")
+
+    @functools.cached_property
+    def stamina_url(self) -> str:
+        return self._url("combat:participant_stamina")
+
+    @functools.cached_property
+    def _zones(self) -> ZoneLists:
+        key = tuple((z.pk, z.name, z.wounds, z.arm, z.arm_max) for z in self.zones)
+        return _zone_lists(self.p.pk, self.p.name, self.p.character.bzf, key)
+
+    @property
+    def zone_items(self) -> SafeString:
+        """The row's zones, each ``name wounds/BZF`` (`` · ARM`` when it has armour)."""
+        return self._zones.items
+
+    @property
+    def zone_options(self) -> SafeString:
+        return self._zones.options
+
+    @property
+    def named_zone_options(self) -> SafeString:
+        return self._zones.named_options
+
+    @property
+    def target_options(self) -> SafeString:
+        return self._zones.target_options
+
+
+@functools.lru_cache(maxsize=1024)
+def _reverse(name: str, encounter_pk: int, participant_pk: int) -> str:
+    return reverse(name, args=[encounter_pk, participant_pk])
+
+
+class ZoneLists(NamedTuple):
+    items: SafeString
+    options: SafeString
+    named_options: SafeString
+    target_options: SafeString
+
+
+ZoneKey = tuple[int, str, int, int, int]  # pk, name, wounds, ARM, ARM max
+
+
+@functools.lru_cache(maxsize=4096)
+def _zone_lists(pk: int, who: str, bzf: int, zones: tuple[ZoneKey, ...]) -> ZoneLists:
+    """A row's zone lists, drawn once for as long as the row's zones, name and BZF stay as
+    they are (a pure function of its arguments: a table redrawn after each event draws again
+    only the rows that changed)."""
+    return ZoneLists(
+        items=format_html_join(
+            "",
+            '<li class="{}" data-testid="zone-{}">{} {}/{}{}</li>',
+            (
+                (_zone_class(wounds, bzf), zpk, name, wounds, bzf, _armour(arm, arm_max))
+                for zpk, name, wounds, arm, arm_max in zones
+            ),
+        ),
+        options=format_html_join(
+            "", '<option value="{}">{}</option>', ((z[0], z[1]) for z in zones)
+        ),
+        named_options=format_html_join(
+            "", '<option value="{}">{}: {}</option>', ((z[0], who, z[1]) for z in zones)
+        ),
+        target_options=format_html_join(
+            "", '<option value="{}:{}">{}: {}</option>', ((pk, z[0], who, z[1]) for z in zones)
+        ),
+    )
+
+
+def _armour(arm: int, arm_max: int) -> str:
+    return f" · {arm}" if arm_max else ""
+
+
+def _zone_class(wounds: int, bzf: int) -> str:
+    if wounds > bzf:
+        return "over"
+    if wounds == bzf:
+        return "full"
+    return "hurt" if wounds else ""
+
+
 @dataclass
 class Row:
     """One participant as the viewer may see it: ``show`` is False for hidden numbers.
     ``controller`` is set in the players' shared render only: the player whose controls on
-    this row (the Stamina roll) static/js/live.js switches on."""
+    this row (the Stamina roll) static/js/live.js switches on. ``bits``: what every viewer's
+    row draws alike (:class:`RowBits`)."""
 
     p: Participant
     show: bool
@@ -51,7 +157,9 @@ class Row:
     vit_max: int
     zones: list[BodyZone]
     weapons: list[Weapon]
+    bits: RowBits
     controller: int | None = None
+    state_options: str = ""
 
     @property
     def skipped(self) -> bool:
@@ -94,6 +202,7 @@ class TableState:
     log: list[CombatLogEntry]
     fate_roll: CombatLogEntry | None
     odds: dict[tuple[int, frozenset[int]], Any]
+    bits: dict[int, RowBits]
 
     @property
     def hidden(self) -> set[int]:
@@ -120,11 +229,12 @@ def load_state(encounter: Encounter) -> TableState:
         d.attacker = pmap[d.attacker_id]
         d.target = pmap[d.target_id]
     latest = services.latest_roll(encounter)
+    zones = {p.pk: list(p.character.zones.all()) for p in ps}
     return TableState(
         encounter=encounter,
         participants=ps,
         vit_max={p.pk: omg.derived(aptitudes_of(p.character), bzf=p.character.bzf).vit for p in ps},
-        zones={p.pk: list(p.character.zones.all()) for p in ps},
+        zones=zones,
         weapons={p.pk: list(p.character.weapons.all()) for p in ps},
         declarations=declarations,
         log=list(encounter.log.order_by("-seq")[:LOG_LENGTH]),
@@ -132,6 +242,20 @@ def load_state(encounter: Encounter) -> TableState:
         if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL
         else None,
         odds={},
+        bits={p.pk: RowBits(encounter, p, zones[p.pk]) for p in ps},
+    )
+
+
+@functools.cache
+def state_options(current: str) -> SafeString:
+    """The GM's state menu of a row, ``current`` chosen: one of a few strings."""
+    return format_html_join(
+        "",
+        '<option value="{}"{}>{}</option>',
+        (
+            (value, " selected" if value == current else "", label)
+            for value, label in Participant.State.choices
+        ),
     )
 
 
@@ -175,7 +299,9 @@ def view_context(
             vit_max=state.vit_max[p.pk],
             zones=state.zones[p.pk],
             weapons=state.weapons[p.pk],
+            bits=state.bits[p.pk],
             controller=_player_owner(p) if shared else None,
+            state_options=state_options(p.state) if is_gm else "",
         )
         for p in ps
     ]
@@ -273,6 +399,7 @@ def view_context(
         "defenses": [m.value for m in omg.DefenseMode],
         "states": Participant.State.choices,
         "max_copies": services.MAX_COPIES,
+        "adjust_url": reverse("combat:zone_adjust", args=[encounter.pk]),
         "running": encounter.status == Encounter.Status.RUNNING,
         **(panels[0] if panels and not shared else declare_context(rows, mine, attacker_pk)),
         **extra,
