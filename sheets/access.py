@@ -21,12 +21,19 @@ def get_campaign_for_user(request: HttpRequest, pk: int, *, write: bool = False)
     return campaign
 
 
-def get_character_for_user(request: HttpRequest, pk: int, *, write: bool = False) -> Character:
+def get_character_for_user(
+    request: HttpRequest, pk: int, *, write: bool = False, rows: bool = True
+) -> Character:
     """The character if the user may see it (its campaign's GM and players), 404 otherwise;
-    with ``write``, 403 unless the user owns it or runs its campaign."""
-    character = Character.objects.visible_to(request.user).with_sheet().filter(pk=pk).first()
-    if character is None:
-        raise Http404("No such character.")
+    with ``write``, 403 unless the user owns it or runs its campaign. ``rows=False`` leaves
+    its disciplines, weapons and zones unread (a view that reads them again after its write)."""
+    characters = Character.objects.visible_to(request.user)
+    characters = characters.with_sheet() if rows else characters.select_related("campaign", "owner")
+    # get(), not first(): one row by its key needs no ORDER BY (the sheet page's hot path).
+    try:
+        character = characters.get(pk=pk)
+    except Character.DoesNotExist:
+        raise Http404("No such character.") from None
     if write and not character.can_edit(request.user):
         raise PermissionDenied("Only the character's player and the GM can change this sheet.")
     return character

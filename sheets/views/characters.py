@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -18,7 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from rules.engine import RulesError
 from rules.engine.omg_data import SECONDARY_LISTS
-from sheets import randomness, services
+from sheets import fragments, randomness, services
 from sheets.access import get_campaign_for_user, get_character_for_user
 from sheets.forms import CharacterCreateForm, row_form
 from sheets.models import Character
@@ -67,8 +68,18 @@ def character_create(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 @login_required
 def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk)
-    pending = request.session.get(reserve_call_key(character))
-    return render(request, SHEET, sheet_context(request, character, reserve_pending=pending))
+    token = get_token(request)
+    body = fragments.sheet_body(
+        f"{SHEET}#sheet-body",
+        character,
+        can_edit=character.can_edit(request.user),
+        is_gm=character.campaign.is_gm(request.user),
+        reserve_pending=request.session.get(reserve_call_key(character)),
+        token=token,
+        context=lambda: sheet_context(request, character),
+    )
+    # The same token in the page's hx-headers as in its forms.
+    return render(request, SHEET, {"character": character, "sheet_body": body, "csrf_token": token})
 
 
 def _reload(character: Character) -> Character:
@@ -80,7 +91,7 @@ def _reload(character: Character) -> Character:
 def character_edit_field(request: HttpRequest, pk: int) -> HttpResponse:
     """One field of the sheet changed. htmx gets the field back (with its error, if any) and
     every computed number out of band; a plain form post is redirected to the sheet."""
-    character = get_character_for_user(request, pk, write=True)
+    character = get_character_for_user(request, pk, write=True, rows=False)
     kind = request.POST.get("kind", "character")
     field = request.POST.get("field", "")
     value = request.POST.get("value", "")
@@ -153,7 +164,7 @@ def _message(field: str, error: str | None, conflict: object) -> str:
 def character_add_row(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     """A discipline, weapon or zone added. htmx gets its section back and, out of band, every
     number the new row changes (weapon PRO, defenses)."""
-    character = get_character_for_user(request, pk, write=True)
+    character = get_character_for_user(request, pk, write=True, rows=False)
     form = row_form(kind)(request.POST, prefix=kind)
     status = 200
     if form.is_valid():
@@ -180,7 +191,7 @@ def character_add_row(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 def character_delete_row(request: HttpRequest, pk: int, kind: str, row_id: int) -> HttpResponse:
     if kind not in ROW_KINDS:
         raise Http404("No such section.")
-    character = get_character_for_user(request, pk, write=True)
+    character = get_character_for_user(request, pk, write=True, rows=False)
     services.delete_row(character=character, kind=kind, row_id=row_id)
     if not request.htmx:
         return redirect(character)
@@ -192,7 +203,7 @@ def character_delete_row(request: HttpRequest, pk: int, kind: str, row_id: int) 
 @require_POST
 def character_wound(request: HttpRequest, pk: int, zone_id: int) -> HttpResponse:
     """+1 / -1 wound on a zone (the body diagram and the zone table)."""
-    character = get_character_for_user(request, pk, write=True)
+    character = get_character_for_user(request, pk, write=True, rows=False)
     try:
         delta = int(request.POST.get("delta", "1"))
     except ValueError:

@@ -44,3 +44,15 @@ def test_it_still_checks_the_constraint_tying_the_edited_field(hero):
         )
     weapon.refresh_from_db()
     assert (weapon.dmg, weapon.dmg_max) == (4, 4)
+
+
+def test_the_htmx_edit_request_costs_a_few_queries(hero, client_for, django_assert_max_num_queries):
+    """The whole request: session, user, the sheet read without its rows (they are read again
+    after the write), the edit, and the sheet read again for the redraw."""
+    client = client_for(hero.owner)
+    url = reverse("sheets:character_edit_field", args=[hero.pk])
+    form = {"kind": "character", "field": "notes", "value": "Owes the ferryman.", "original": ""}
+    with django_assert_max_num_queries(15):
+        response = client.post(url, form, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert "Owes the ferryman." in response.content.decode()
