@@ -7,8 +7,9 @@ strike through the API (issue 15): the three requests of one strike (POST
 /api/encounters/{id}/attacks/, /api/attacks/{id}/defense/, /api/attacks/{id}/roll/), their
 queries, and their requests per second as a ratio to a bare locked-write view (one row locked
 and written in a transaction, behind the same middleware and authentication) measured in the
-same run. ``--profile`` prints a cProfile of the three requests instead (sorted by cumulative
-time, or by ``BENCH_SORT``: ``BENCH_SORT=tottime``).
+same run. ``--queries`` lists the SQL of one strike. ``--profile`` prints a cProfile of the
+three requests instead (sorted by cumulative time, or by ``BENCH_SORT``:
+``BENCH_SORT=tottime``).
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ def api_strikes(
         with CaptureQueriesContext(connection) as queries:
             strike(client, *args, 1)
         print(f"queries per strike (3 requests):  {len(queries)}")
+        if "--queries" in sys.argv:
+            for q in queries.captured_queries:
+                print("   ", q["sql"][:160])
         if profile:
             import cProfile
             import pstats

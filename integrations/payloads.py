@@ -113,14 +113,17 @@ class _NoOne:
 def downs(entry: CombatLogEntry) -> list[dict[str, Any]]:
     """Participants this entry put down or out, when players may see them."""
     out = []
-    hidden = player_hidden_ids(entry)
+    hidden: set[int] | None = None  # read only when someone went down (most entries: nobody)
     for change in entry.changes:
         if (
             change.get("model") == "participant"
             and change.get("field") == "state"
             and change.get("after") != Participant.State.ACTIVE
-            and change.get("pk") not in hidden
         ):
+            if hidden is None:
+                hidden = player_hidden_ids(entry)
+            if change.get("pk") in hidden:
+                continue
             p = Participant.objects.filter(pk=change["pk"]).first()
             if p is not None:
                 out.append({"participant": p.name, "state": change["after"]})

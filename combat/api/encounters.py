@@ -31,7 +31,8 @@ from combat.api.serializers import (
     NextTurnSerializer,
     ParticipantsAddSerializer,
     ParticipantSerializer,
-    _open_attacks,
+    StrikeResultSerializer,
+    StrikeSerializer,
     _participants,
 )
 from combat.models import (
@@ -231,7 +232,18 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         encounter = self._encounter()
         body = DeclareSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        data = body.validated_data
+        decl, _ = _run(services.declare_attack, **self._declaration(encounter, body.validated_data))
+        # The declaration comes back with the rows it was checked against: answered as it is
+        # (this attack only, not every open one).
+        return Response(
+            DeclarationSerializer(decl, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+    def _declaration(self, encounter: Encounter, data: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of a declaration from a checked body: its participants, zone and
+        weapon, each refused by name (400) when it is not one of this fight's, and 403 when
+        the attacker is not the caller's."""
         ps = {p.pk: p for p in encounter.participants.select_related("character")}
         attacker, target = ps.get(data["attacker"]), ps.get(data["target"])
         if attacker is None or target is None:
@@ -240,7 +252,7 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
                 {name: ["Not a participant of this encounter."] for name, p in pairs if p is None}
             )
         attacker.encounter = target.encounter = encounter
-        if not attacker.is_controlled_by(request.user):
+        if not attacker.is_controlled_by(self.request.user):
             raise DRFPermissionDenied("You can only act for your own characters.")
         zone = weapon = None
         if data.get("zone") is not None:
@@ -251,21 +263,44 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             weapon = Weapon.objects.filter(pk=data["weapon"], character=attacker.character).first()
             if weapon is None:
                 raise serializers.ValidationError({"weapon": "Not a weapon of the attacker."})
-        decl, _ = _run(
-            services.declare_attack,
-            encounter=encounter,
-            attacker=attacker,
-            target=target,
-            action=data["action"],
-            zone=zone,
-            weapon=weapon,
-            counterattack=data["counterattack"],
-            actor=request.user,
+        return {
+            "encounter": encounter,
+            "attacker": attacker,
+            "target": target,
+            "action": data["action"],
+            "zone": zone,
+            "weapon": weapon,
+            "counterattack": data["counterattack"],
+            "actor": self.request.user,
+        }
+
+    @extend_schema(request=StrikeSerializer, responses=_responses(StrikeResultSerializer, 201))
+    @action(detail=True, methods=["post"])
+    def strike(self, request: Request, pk: str) -> Response:
+        """A whole strike in one call, for table dice: declare the attack, record the target's
+        defense and resolve it with the d100 (`roll`, typed from physical dice; omitted:
+        server dice). One transaction, the same log entries as the three steps. The defense
+        is the target's controller's choice: you must control both sides (the GM controls
+        everyone). A feint takes no defense."""
+        encounter = self._encounter()
+        body = StrikeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        args = self._declaration(encounter, data)
+        if not args["target"].is_controlled_by(request.user):
+            raise DRFPermissionDenied(
+                "The defense is the target's controller's choice: strike in one call only "
+                "when you control both sides."
+            )
+        decl, entries = _run(
+            services.strike, **args, defense=data.get("defense"), roll=data.get("roll")
         )
-        # Reloaded with what the serializer reads: this attack only, not every open one.
-        decl = _open_attacks(encounter).filter(pk=decl.pk).first() or decl
+        context = {"request": request}
         return Response(
-            DeclarationSerializer(decl, context={"request": request}).data,
+            {
+                "attack": DeclarationSerializer(decl, context=context).data,
+                "entries": LogEntrySerializer(entries, many=True, context=context).data,
+            },
             status=status.HTTP_201_CREATED,
         )
 

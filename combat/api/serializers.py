@@ -371,6 +371,39 @@ class RollSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
+class StrikeSerializer(DeclareSerializer):
+    """A whole strike: the declaration, the target's defense and the attacker's d100."""
+
+    defense = serializers.ChoiceField(
+        choices=DEFENSE_MODES,
+        required=False,
+        allow_null=True,
+        help_text="The target's defense; required except for a feint (met with Focus).",
+    )
+    roll = fields.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=100,
+        help_text="The physical d100 rolled at the table (00 is 100); omit for server dice.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        feint = attrs["action"] == omg.Maneuver.FEINT.value
+        if feint and attrs.get("defense"):
+            raise serializers.ValidationError(
+                {"defense": "A feint is met with Focus, not a defense mode."}
+            )
+        if not feint and not attrs.get("defense"):
+            raise serializers.ValidationError({"defense": "Choose dodge, parry or block."})
+        return attrs
+
+
+class StrikeResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    attack = DeclarationSerializer()
+    entries = LogEntrySerializer(many=True, help_text="Declare, defend (not for a feint), roll.")
+
+
 class FateSerializer(RollSerializer):
     action = serializers.ChoiceField(choices=[a.value for a in omg.FateAction])
     spender = fields.IntegerField(

@@ -13,6 +13,7 @@ One module per step of a fight:
 - ``turns``: start, initiative, next turn, giving the turn, finish, delete;
 - ``attacks``: declarations (attack, defense, cancel) and their PvD and odds;
 - ``resolution``: the roll, wounds, maneuvers, Stamina tests, the GM's damage and healing;
+- ``strike``: a whole strike (declare, defend, roll) in one call;
 - ``fate``: undo and Fate (latest roll, re-roll, revoke).
 
 Callers use the package (``from combat import services; services.resolve(...)``); the names
@@ -57,6 +58,7 @@ from combat.services.rows import (
     _lock,
     _log,
 )
+from combat.services.strike import strike
 from combat.services.turns import (
     SeenTurn,
     _new_round,
@@ -105,6 +107,7 @@ __all__ = [
     "spend_fate",
     "stamina_check",
     "start_encounter",
+    "strike",
     "undo_last",
     "undo_target",
     "update_participant",

@@ -13,6 +13,7 @@ from combat.services.rows import (
     CombatConflict,
     CombatError,
     Kind,
+    Rows,
     _is_gm,
     _lock,
     _log,
@@ -40,86 +41,125 @@ def declare_attack(
     weapon: Weapon | None = None,
     counterattack: bool = False,
 ) -> tuple[Declaration, CombatLogEntry]:
-    """Step 1 of the combat sequence: target, zone, weapon and strike mode or maneuver."""
-    action = (action or "").strip().lower()
+    """Step 1 of the combat sequence: target, zone, weapon and strike mode or maneuver. The
+    declaration comes back with its participants, characters, zone and weapon loaded (the
+    rows it was checked against) and the disciplines of both sides known, so that its odds
+    need no further query."""
     with transaction.atomic():
-        # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys
-        # at commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with
-        # a resolution holding the same zone and wanting the weapon. Locking both characters'
-        # rows first, in the fixed order, makes those checks wait for nothing. A participant's
-        # character never changes, so the ones given name the rows to lock in one pass.
-        rows = _lock(encounter, characters={attacker.character_id, target.character_id})
-        a = _participant(rows, attacker.pk)
-        t = _participant(rows, target.pk)
-        if {a.character_id, t.character_id} - rows.characters.keys():
-            raise CombatError("That participant is not in this encounter.")
-        enc = rows.encounter
-        _require_control(rows, a, actor)
-        gm = _is_gm(rows, actor)
-        if enc.status != Encounter.Status.RUNNING:
-            raise CombatError("The encounter is not running.")
-        if a.pk == t.pk:
-            raise CombatError("Choose someone else to attack.")
-        if action not in (*omg.StrikeMode, *omg.Maneuver):
-            raise CombatError("Choose a strike mode (fast, precise, mighty) or a maneuver.")
-        if counterattack:
-            if a.counterattacks < 1:
-                raise CombatError(f"{a.name} has no counterattack.")
-        elif enc.turn_id != a.pk and not gm:
-            raise CombatError(f"It is not {a.name}'s turn.")
-        _require_able(a, t)
-        if zone is not None and zone.character_id != t.character_id:
-            raise CombatError("That body zone is not the target's.")
-        if zone is None and action not in (
-            omg.Maneuver.FEINT,
-            omg.Maneuver.DISARM,
-            omg.Maneuver.THROW,
-            omg.Maneuver.GRAPPLE,
-            omg.Maneuver.SHOVE,
-        ):
-            raise CombatError("Choose the body zone to strike.")
-        if weapon is not None and weapon.character_id != a.character_id:
-            raise CombatError("That weapon is not the attacker's.")
-        if Declaration.objects.filter(
-            attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
-        ).exists():
-            raise CombatConflict(f"{a.name} already has an attack waiting.")
-        decl = Declaration.objects.create(
-            encounter=enc,
-            round=enc.round,
-            attacker=a,
-            target=t,
-            zone=zone,
-            weapon=weapon,
-            action=action,
-            counterattack=counterattack,
-            # Declarations are born cancelled and opened through Changes, so that undoing
-            # the declaration cancels it again.
-            status=Declaration.Status.CANCELLED,
-            created_by=actor,
-        )
-        rows.declarations[decl.pk] = decl
-        ch = Changes()
-        ready = action == omg.Maneuver.FEINT
-        ch.set(decl, "status", Declaration.Status.DEFENDED if ready else Declaration.Status.PENDING)
-        if counterattack:
-            ch.set(a, "counterattacks", a.counterattacks - 1)
-        how = f"{action} strike" if action in omg.StrikeMode else action
-        where = f" ({zone.name})" if zone else ""
-        with_ = f" with {weapon.name}" if weapon else ""
-        counter = "Counterattack: " if counterattack else ""
-        text = f"{counter}{a.name}: {how} at {t.name}{where}{with_}."
-        entry = _log(
+        rows = _declaration_rows(encounter, attacker, target)
+        return _declare(
             rows,
-            Kind.DECLARE,
+            attacker=attacker.pk,
+            target=target.pk,
+            action=action,
             actor=actor,
-            changes=ch,
-            participant=a,
-            declaration=decl,
-            involves=(a, t),
-            text=text,
-            public_text=f"{counter}{a.name}: {how} at {t.name}{where}.",
+            zone=zone.pk if zone is not None else None,
+            weapon=weapon.pk if weapon is not None else None,
+            counterattack=counterattack,
         )
+
+
+def _declaration_rows(
+    encounter: Encounter | int, attacker: Participant, target: Participant
+) -> Rows:
+    # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys at
+    # commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with a
+    # resolution holding the same zone and wanting the weapon. Locking both characters' rows
+    # first, in the fixed order, makes those checks wait for nothing. A participant's
+    # character never changes, so the ones given name the rows to lock in one pass.
+    rows = _lock(encounter, characters={attacker.character_id, target.character_id})
+    for p in (attacker, target):
+        if _participant(rows, p.pk).character_id not in rows.characters:
+            raise CombatError("That participant is not in this encounter.")
+    return rows
+
+
+def _declare(
+    rows: Rows,
+    *,
+    attacker: int,
+    target: int,
+    action: str,
+    actor: User,
+    zone: int | None,
+    weapon: int | None,
+    counterattack: bool,
+) -> tuple[Declaration, CombatLogEntry]:
+    """:func:`declare_attack` on rows already locked (with both characters)."""
+    action = (action or "").strip().lower()
+    a = _participant(rows, attacker)
+    t = _participant(rows, target)
+    enc = rows.encounter
+    _require_control(rows, a, actor)
+    gm = _is_gm(rows, actor)
+    if enc.status != Encounter.Status.RUNNING:
+        raise CombatError("The encounter is not running.")
+    if a.pk == t.pk:
+        raise CombatError("Choose someone else to attack.")
+    if action not in (*omg.StrikeMode, *omg.Maneuver):
+        raise CombatError("Choose a strike mode (fast, precise, mighty) or a maneuver.")
+    if counterattack:
+        if a.counterattacks < 1:
+            raise CombatError(f"{a.name} has no counterattack.")
+    elif enc.turn_id != a.pk and not gm:
+        raise CombatError(f"It is not {a.name}'s turn.")
+    _require_able(a, t)
+    z = rows.zones.get(zone) if zone is not None else None
+    if zone is not None and (z is None or z.character_id != t.character_id):
+        raise CombatError("That body zone is not the target's.")
+    if z is None and action not in (
+        omg.Maneuver.FEINT,
+        omg.Maneuver.DISARM,
+        omg.Maneuver.THROW,
+        omg.Maneuver.GRAPPLE,
+        omg.Maneuver.SHOVE,
+    ):
+        raise CombatError("Choose the body zone to strike.")
+    w = rows.weapons.get(weapon) if weapon is not None else None
+    if weapon is not None and (w is None or w.character_id != a.character_id):
+        raise CombatError("That weapon is not the attacker's.")
+    if Declaration.objects.filter(
+        attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
+    ).exists():
+        raise CombatConflict(f"{a.name} already has an attack waiting.")
+    ready = action == omg.Maneuver.FEINT
+    decl = Declaration.objects.create(
+        encounter=enc,
+        round=enc.round,
+        attacker=a,
+        target=t,
+        zone=z,
+        weapon=w,
+        action=action,
+        counterattack=counterattack,
+        status=Declaration.Status.DEFENDED if ready else Declaration.Status.PENDING,
+        created_by=actor,
+    )
+    rows.declarations[decl.pk] = decl
+    # What the odds read, from the locked rows (declaration_odds).
+    decl._levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}  # type: ignore[attr-defined]
+    ch = Changes()
+    # A declaration counts as born cancelled: undoing it cancels it again. It is inserted
+    # open, and the change is recorded as made.
+    ch.record(decl, "status", Declaration.Status.CANCELLED.value)
+    if counterattack:
+        ch.set(a, "counterattacks", a.counterattacks - 1)
+    how = f"{action} strike" if action in omg.StrikeMode else action
+    where = f" ({z.name})" if z else ""
+    with_ = f" with {w.name}" if w else ""
+    counter = "Counterattack: " if counterattack else ""
+    text = f"{counter}{a.name}: {how} at {t.name}{where}{with_}."
+    entry = _log(
+        rows,
+        Kind.DECLARE,
+        actor=actor,
+        changes=ch,
+        participant=a,
+        declaration=decl,
+        involves=(a, t),
+        text=text,
+        public_text=f"{counter}{a.name}: {how} at {t.name}{where}.",
+    )
     return decl, entry
 
 
@@ -141,40 +181,45 @@ def _require_able(a: Participant, t: Participant) -> None:
 
 def declare_defense(*, declaration: Declaration, defense: str, actor: User) -> CombatLogEntry:
     """Step 2: dodge, parry or block, by the target's player or the GM."""
-    defense = (defense or "").strip().lower()
     with transaction.atomic():
         rows = _lock(declaration.encounter_id)
         decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
         rows.declarations[decl.pk] = decl
-        t = _participant(rows, decl.target_id)
-        _require_control(rows, t, actor)
-        if decl.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
-            raise CombatConflict("This attack is no longer open.")
-        if not decl.needs_defense:
-            raise CombatError("A feint is met with Focus, not a defense mode.")
-        if not t.can_defend:
-            raise CombatError(
-                f"{t.name} cannot defend ({t.get_state_display()}): call the attack off; "
-                "the GM applies a blow on a helpless target by hand."
-            )
-        if defense not in omg.DefenseMode:
-            raise CombatError("Choose dodge, parry or block.")
-        ch = Changes()
-        ch.set(decl, "defense", defense)
-        ch.set(decl, "status", Declaration.Status.DEFENDED.value)
-        if not ch:
-            raise CombatConflict(f"{t.name} already declared {defense}.")
-        a = _participant(rows, decl.attacker_id)
-        return _log(
-            rows,
-            Kind.DEFEND,
-            actor=actor,
-            changes=ch,
-            participant=t,
-            declaration=decl,
-            involves=(a, t),
-            text=f"{t.name} will {defense}.",
+        return _defend(rows, decl, defense=defense, actor=actor)
+
+
+def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> CombatLogEntry:
+    """:func:`declare_defense` on rows already locked, ``decl`` read under the lock."""
+    defense = (defense or "").strip().lower()
+    t = _participant(rows, decl.target_id)
+    _require_control(rows, t, actor)
+    if decl.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
+        raise CombatConflict("This attack is no longer open.")
+    if not decl.needs_defense:
+        raise CombatError("A feint is met with Focus, not a defense mode.")
+    if not t.can_defend:
+        raise CombatError(
+            f"{t.name} cannot defend ({t.get_state_display()}): call the attack off; "
+            "the GM applies a blow on a helpless target by hand."
         )
+    if defense not in omg.DefenseMode:
+        raise CombatError("Choose dodge, parry or block.")
+    ch = Changes()
+    ch.set(decl, "defense", defense)
+    ch.set(decl, "status", Declaration.Status.DEFENDED.value)
+    if not ch:
+        raise CombatConflict(f"{t.name} already declared {defense}.")
+    a = _participant(rows, decl.attacker_id)
+    return _log(
+        rows,
+        Kind.DEFEND,
+        actor=actor,
+        changes=ch,
+        participant=t,
+        declaration=decl,
+        involves=(a, t),
+        text=f"{t.name} will {defense}.",
+    )
 
 
 def cancel_declaration(*, declaration: Declaration, actor: User) -> CombatLogEntry:
@@ -283,7 +328,8 @@ def declaration_odds(decl: Declaration) -> dict[str, Any]:
     the declaration's attacker and target characters with disciplines prefetched."""
     a_p, t_p = decl.attacker, decl.target
     a, t = a_p.character, t_p.character
-    levels = _levels_of(a, t)
+    # A declaration just written carries the levels it was checked with (_declare).
+    levels = getattr(decl, "_levels", None) or _levels_of(a, t)
     feinted = _feinted(decl, a_p, t_p, decl.encounter.round)
     modes = [decl.defense] if decl.defense else [m.value for m in omg.DefenseMode]
     if not decl.needs_defense:

@@ -250,33 +250,41 @@ def resolve(
         rows = _resolution_rows(declaration)
         decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
         rows.declarations[decl.pk] = decl
-        a_p = rows.participants[decl.attacker_id]
-        _require_control(rows, a_p, actor)
-        if decl.status == Declaration.Status.RESOLVED:
-            raise CombatConflict("This attack has already been rolled.")
-        if decl.status == Declaration.Status.CANCELLED:
-            raise CombatConflict("This attack was called off.")
-        if decl.status == Declaration.Status.PENDING:
-            raise CombatError("Wait for the defense before rolling.")
-        ch = Changes()
-        try:
-            result, text, public = _apply_resolution(rows, decl, value, ch)
-        except RulesError as exc:
-            raise CombatError(str(exc)) from exc
-        return _log(
-            rows,
-            Kind.ROLL,
-            actor=actor,
-            changes=ch,
-            participant=a_p,
-            declaration=decl,
-            involves=(a_p, rows.participants[decl.target_id]),
-            roll=value,
-            physical=physical,
-            text=text,
-            public_text=public,
-            result=result,
-        )
+        return _resolve(rows, decl, value=value, physical=physical, actor=actor)
+
+
+def _resolve(
+    rows: Rows, decl: Declaration, *, value: int, physical: bool, actor: User
+) -> CombatLogEntry:
+    """:func:`resolve` on rows already locked (both characters with their zones, weapons and
+    disciplines), ``decl`` read under the lock."""
+    a_p = rows.participants[decl.attacker_id]
+    _require_control(rows, a_p, actor)
+    if decl.status == Declaration.Status.RESOLVED:
+        raise CombatConflict("This attack has already been rolled.")
+    if decl.status == Declaration.Status.CANCELLED:
+        raise CombatConflict("This attack was called off.")
+    if decl.status == Declaration.Status.PENDING:
+        raise CombatError("Wait for the defense before rolling.")
+    ch = Changes()
+    try:
+        result, text, public = _apply_resolution(rows, decl, value, ch)
+    except RulesError as exc:
+        raise CombatError(str(exc)) from exc
+    return _log(
+        rows,
+        Kind.ROLL,
+        actor=actor,
+        changes=ch,
+        participant=a_p,
+        declaration=decl,
+        involves=(a_p, rows.participants[decl.target_id]),
+        roll=value,
+        physical=physical,
+        text=text,
+        public_text=public,
+        result=result,
+    )
 
 
 def stamina_check(

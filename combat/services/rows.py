@@ -80,6 +80,19 @@ class Changes:
         setattr(obj, name, value)
         self._dirty.setdefault((label, obj.pk), (obj, set()))[1].add(name)
 
+    def record(self, obj: models.Model, name: str, before: Any) -> None:
+        """Record a change already written (a new row inserted with its ``after`` value), so
+        that undo writes ``before`` back, without saving the row again."""
+        label = LABELS[type(obj)]
+        item = {
+            "model": label,
+            "pk": obj.pk,
+            "field": name,
+            "before": before,
+            "after": getattr(obj, name),
+        }
+        self.items.append(item)
+
     def save(self) -> None:
         sheets: set[int] = set()
         for (label, pk), (obj, names) in self._dirty.items():
@@ -107,6 +120,8 @@ class Rows:
     weapons: dict[int, Weapon] = field(default_factory=dict)
     disciplines: dict[int, Discipline] = field(default_factory=dict)
     declarations: dict[int, Declaration] = field(default_factory=dict)
+    #: The encounter's last log entry number, once read (the encounter's lock holds it).
+    seq: int | None = None
 
     def get(self, label: str, pk: int) -> models.Model | None:
         if label == "encounter":
@@ -146,7 +161,11 @@ def _lock(encounter: Encounter | int, *, characters: set[int] | None = None) -> 
     )
     if enc is None:
         raise CombatConflict("This encounter no longer exists.")
-    participants = {p.pk: p for p in Participant.objects.filter(encounter=enc)}
+    # With their characters (unlocked, for the permission checks); the ones an action changes
+    # are replaced below by the locked rows.
+    participants = {
+        p.pk: p for p in Participant.objects.filter(encounter=enc).select_related("character")
+    }
     for p in participants.values():
         p.encounter = enc
     rows = Rows(enc, participants)
@@ -196,7 +215,9 @@ def _log(
     if changes is not None:
         changes.save()
     enc = rows.encounter
-    last = CombatLogEntry.objects.filter(encounter=enc).aggregate(m=Max("seq"))["m"] or 0
+    last = rows.seq
+    if last is None:
+        last = CombatLogEntry.objects.filter(encounter=enc).aggregate(m=Max("seq"))["m"] or 0
     payload = {
         "text": text,
         "public_text": public_text or text,
@@ -216,6 +237,7 @@ def _log(
         physical=physical,
         reverts=reverts,
     )
+    rows.seq = entry.seq
     events.publish(entry)
     return entry
 

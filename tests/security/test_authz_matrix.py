@@ -784,6 +784,23 @@ MATRIX: dict[str, Entry] = {
             },
         ),
     ),
+    # One call plays both sides (the defense is the target's controller's): Ysolde's owner
+    # does not control the GM's thug.
+    "api:encounter-strike": entry(
+        encounter,
+        post=Rule(
+            GM,
+            body=lambda w: {
+                "attacker": w.y.pk,
+                "target": w.t.pk,
+                "zone": w.zone(w.t.character),
+                "weapon": w.sword(),
+                "action": "mighty",
+                "defense": "dodge",
+                "roll": 43,
+            },
+        ),
+    ),
     "api:encounter-events": entry(encounter, get=Rule(MEMBERS)),
     "api:participant-detail": entry(participant, get=Rule(MEMBERS)),
     "api:participant-update-state": entry(participant, post=Rule(GM, body={"on_alert": True})),

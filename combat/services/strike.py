@@ -1,0 +1,61 @@
+"""A whole strike in one call (declare, defend, roll) for table dice: the GM's NPCs and
+integrations that resolve an attack where both sides are theirs to play."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.services.attacks import _declaration_rows, _declare, _defend
+from combat.services.resolution import _resolve, _roll
+from combat.services.rows import CombatError
+from sheets.models import BodyZone, Weapon
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    User = AbstractBaseUser | AnonymousUser
+
+
+def strike(
+    *,
+    encounter: Encounter,
+    attacker: Participant,
+    target: Participant,
+    action: str,
+    actor: User,
+    zone: BodyZone | None = None,
+    weapon: Weapon | None = None,
+    counterattack: bool = False,
+    defense: str | None = None,
+    roll: int | None = None,
+    rng: random.Random | None = None,
+) -> tuple[Declaration, list[CombatLogEntry]]:
+    """:func:`~combat.services.declare_attack`, :func:`~combat.services.declare_defense`
+    (none for a feint, met with Focus) and :func:`~combat.services.resolve` in one
+    transaction, with the same checks in the same order, writing the same log entries: all
+    of it or nothing. The defense is the target's controller's choice, so ``actor`` must
+    control both sides (the GM controls everyone). Returns the declaration and its entries."""
+    value, physical = _roll(roll, rng)
+    with transaction.atomic():
+        rows = _declaration_rows(encounter, attacker, target)
+        decl, declared = _declare(
+            rows,
+            attacker=attacker.pk,
+            target=target.pk,
+            action=action,
+            actor=actor,
+            zone=zone.pk if zone is not None else None,
+            weapon=weapon.pk if weapon is not None else None,
+            counterattack=counterattack,
+        )
+        entries = [declared]
+        if decl.needs_defense:
+            entries.append(_defend(rows, decl, defense=defense or "", actor=actor))
+        elif defense:
+            raise CombatError("A feint is met with Focus, not a defense mode.")
+        entries.append(_resolve(rows, decl, value=value, physical=physical, actor=actor))
+    return decl, entries
