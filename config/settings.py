@@ -272,6 +272,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",
         "ArchetypeEnum": "rules.engine.omg_data.ARCHETYPE_CHOICES",
+        "DeclareActionEnum": "combat.api.serializers.ATTACK_ACTIONS",
         "WeaponCategoryEnum": "rules.engine.omg_data.WEAPON_CATEGORY_CHOICES",
     },
     # Each event type's signed body (integrations/openapi.py, docs/integrations.md).

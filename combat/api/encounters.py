@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import access, services
-from combat.api.base import IsGMOrReadOnly, _responses, _run
+from combat.api.base import IsGMOrReadOnly, NotAllowedNow, _responses, _run
 from combat.api.serializers import (
     AdjustSerializer,
     DeclarationSerializer,
@@ -40,7 +40,7 @@ from combat.models import (
     Encounter,
 )
 from sheets.ids import ID_SCHEMA, parse_id
-from sheets.models import BodyZone, Character, Weapon
+from sheets.models import BodyZone, Character
 
 
 @extend_schema_view(
@@ -232,7 +232,9 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         encounter = self._encounter()
         body = DeclareSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        decl, _ = _run(services.declare_attack, **self._declaration(encounter, body.validated_data))
+        decl, _ = _declared(
+            services.declare_attack, **self._declaration(encounter, body.validated_data)
+        )
         # The declaration comes back with the rows it was checked against: answered as it is
         # (this attack only, not every open one).
         return Response(
@@ -241,35 +243,16 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         )
 
     def _declaration(self, encounter: Encounter, data: dict[str, Any]) -> dict[str, Any]:
-        """The arguments of a declaration from a checked body: its participants, zone and
-        weapon, each refused by name (400) when it is not one of this fight's, and 403 when
-        the attacker is not the caller's."""
-        ps = {p.pk: p for p in encounter.participants.select_related("character")}
-        attacker, target = ps.get(data["attacker"]), ps.get(data["target"])
-        if attacker is None or target is None:
-            pairs = (("attacker", attacker), ("target", target))
-            raise serializers.ValidationError(
-                {name: ["Not a participant of this encounter."] for name, p in pairs if p is None}
-            )
-        attacker.encounter = target.encounter = encounter
-        if not attacker.is_controlled_by(self.request.user):
-            raise DRFPermissionDenied("You can only act for your own characters.")
-        zone = weapon = None
-        if data.get("zone") is not None:
-            zone = BodyZone.objects.filter(pk=data["zone"], character=target.character).first()
-            if zone is None:
-                raise serializers.ValidationError({"zone": "Not a zone of the target."})
-        if data.get("weapon") is not None:
-            weapon = Weapon.objects.filter(pk=data["weapon"], character=attacker.character).first()
-            if weapon is None:
-                raise serializers.ValidationError({"weapon": "Not a weapon of the attacker."})
+        """The arguments of a declaration from a checked body, as ids: the service checks
+        them under its lock (a participant, zone or weapon that is not this fight's is a 400
+        naming the field, _declared)."""
         return {
             "encounter": encounter,
-            "attacker": attacker,
-            "target": target,
+            "attacker": data["attacker"],
+            "target": data["target"],
             "action": data["action"],
-            "zone": zone,
-            "weapon": weapon,
+            "zone": data.get("zone"),
+            "weapon": data.get("weapon"),
             "counterattack": data["counterattack"],
             "actor": self.request.user,
         }
@@ -286,14 +269,11 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         body = StrikeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        args = self._declaration(encounter, data)
-        if not args["target"].is_controlled_by(request.user):
-            raise DRFPermissionDenied(
-                "The defense is the target's controller's choice: strike in one call only "
-                "when you control both sides."
-            )
-        decl, entries = _run(
-            services.strike, **args, defense=data.get("defense"), roll=data.get("roll")
+        decl, entries = _declared(
+            services.strike,
+            **self._declaration(encounter, data),
+            defense=data.get("defense"),
+            roll=data.get("roll"),
         )
         context = {"request": request}
         return Response(
@@ -332,3 +312,25 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         for e in entries:
             e.encounter = encounter
         return Response(LogEntrySerializer(entries, many=True, context={"request": request}).data)
+
+
+#: What a declaration's field at fault is told (combat.services.CombatError.fields).
+FIELD_ERRORS: dict[str, Any] = {
+    "attacker": ["Not a participant of this encounter."],
+    "target": ["Not a participant of this encounter."],
+    "zone": "Not a zone of the target.",
+    "weapon": "Not a weapon of the attacker.",
+}
+
+
+def _declared(fn: Any, **kwargs: Any) -> Any:
+    """:func:`~combat.api.base._run` for a declaration: an input at fault is a 400 naming it."""
+    try:
+        return _run(fn, **kwargs)
+    except NotAllowedNow as exc:
+        cause = exc.__cause__
+        if isinstance(cause, services.CombatError) and cause.fields:
+            raise serializers.ValidationError(
+                {name: FIELD_ERRORS.get(name, str(cause)) for name in cause.fields}
+            ) from cause
+        raise

@@ -344,6 +344,11 @@ class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
         return services.SeenTurn(data["round"], data["turn"], data.get("countering"))
 
 
+#: A declaration's strike modes and maneuvers (DeclareActionEnum in the schema, shared by the
+#: declaration and the one-call strike: config/settings.py names it).
+ATTACK_ACTIONS = [*STRIKE_MODES, *MANEUVERS]
+
+
 class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
     attacker = fields.IntegerField(help_text="Participant id.")
     target = fields.IntegerField(help_text="Participant id.")
@@ -353,7 +358,7 @@ class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
     weapon = fields.IntegerField(
         required=False, allow_null=True, help_text="Weapon id; null: unarmed or improvised."
     )
-    action = serializers.ChoiceField(choices=[*STRIKE_MODES, *MANEUVERS])
+    action = serializers.ChoiceField(choices=ATTACK_ACTIONS)
     counterattack = fields.BooleanField(default=False)
 
 

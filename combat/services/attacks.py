@@ -33,45 +33,43 @@ if TYPE_CHECKING:
 def declare_attack(
     *,
     encounter: Encounter,
-    attacker: Participant,
-    target: Participant,
+    attacker: Participant | int,
+    target: Participant | int,
     action: str,
     actor: User,
-    zone: BodyZone | None = None,
-    weapon: Weapon | None = None,
+    zone: BodyZone | int | None = None,
+    weapon: Weapon | int | None = None,
     counterattack: bool = False,
 ) -> tuple[Declaration, CombatLogEntry]:
-    """Step 1 of the combat sequence: target, zone, weapon and strike mode or maneuver. The
-    declaration comes back with its participants, characters, zone and weapon loaded (the
-    rows it was checked against) and the disciplines of both sides known, so that its odds
-    need no further query."""
+    """Step 1 of the combat sequence: target, zone, weapon and strike mode or maneuver (each
+    a row or its id; ids are checked under the lock, and a CombatError names the field at
+    fault). The declaration comes back with its participants, characters, zone and weapon
+    loaded (the rows it was checked against) and the disciplines of both sides known, so
+    that its odds need no further query."""
     with transaction.atomic():
-        rows = _declaration_rows(encounter, attacker, target)
+        rows = _declaration_rows(encounter, _pk(attacker), _pk(target))
         return _declare(
             rows,
-            attacker=attacker.pk,
-            target=target.pk,
+            attacker=_pk(attacker),
+            target=_pk(target),
             action=action,
             actor=actor,
-            zone=zone.pk if zone is not None else None,
-            weapon=weapon.pk if weapon is not None else None,
+            zone=_pk(zone),
+            weapon=_pk(weapon),
             counterattack=counterattack,
         )
 
 
-def _declaration_rows(
-    encounter: Encounter | int, attacker: Participant, target: Participant
-) -> Rows:
+def _pk(row: Any) -> Any:
+    return row.pk if row is not None and not isinstance(row, int) else row
+
+
+def _declaration_rows(encounter: Encounter | int, attacker: int, target: int) -> Rows:
     # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys at
     # commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with a
     # resolution holding the same zone and wanting the weapon. Locking both characters' rows
-    # first, in the fixed order, makes those checks wait for nothing. A participant's
-    # character never changes, so the ones given name the rows to lock in one pass.
-    rows = _lock(encounter, characters={attacker.character_id, target.character_id})
-    for p in (attacker, target):
-        if _participant(rows, p.pk).character_id not in rows.characters:
-            raise CombatError("That participant is not in this encounter.")
-    return rows
+    # first, in the fixed order, makes those checks wait for nothing.
+    return _lock(encounter, of_participants={attacker, target})
 
 
 def _declare(
@@ -86,6 +84,13 @@ def _declare(
     counterattack: bool,
 ) -> tuple[Declaration, CombatLogEntry]:
     """:func:`declare_attack` on rows already locked (with both characters)."""
+    missing = tuple(
+        name
+        for name, pk in (("attacker", attacker), ("target", target))
+        if pk not in rows.participants
+    )
+    if missing:
+        raise CombatError("That participant is not in this encounter.", fields=missing)
     action = (action or "").strip().lower()
     a = _participant(rows, attacker)
     t = _participant(rows, target)
@@ -106,7 +111,7 @@ def _declare(
     _require_able(a, t)
     z = rows.zones.get(zone) if zone is not None else None
     if zone is not None and (z is None or z.character_id != t.character_id):
-        raise CombatError("That body zone is not the target's.")
+        raise CombatError("That body zone is not the target's.", fields=("zone",))
     if z is None and action not in (
         omg.Maneuver.FEINT,
         omg.Maneuver.DISARM,
@@ -117,7 +122,7 @@ def _declare(
         raise CombatError("Choose the body zone to strike.")
     w = rows.weapons.get(weapon) if weapon is not None else None
     if weapon is not None and (w is None or w.character_id != a.character_id):
-        raise CombatError("That weapon is not the attacker's.")
+        raise CombatError("That weapon is not the attacker's.", fields=("weapon",))
     if Declaration.objects.filter(
         attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
     ).exists():

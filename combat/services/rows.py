@@ -39,7 +39,12 @@ Kind = CombatLogEntry.Kind
 
 
 class CombatError(Exception):
-    """The action is not possible in the current state of the fight."""
+    """The action is not possible in the current state of the fight. ``fields`` names the
+    inputs at fault, when it is one (or more) of them (the API answers 400 naming them)."""
+
+    def __init__(self, message: str = "", *, fields: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.fields = fields
 
 
 class CombatConflict(CombatError):
@@ -151,7 +156,15 @@ class Rows:
         return None
 
 
-def _lock(encounter: Encounter | int, *, characters: set[int] | None = None) -> Rows:
+def _lock(
+    encounter: Encounter | int,
+    *,
+    characters: set[int] | None = None,
+    of_participants: set[int] | None = None,
+) -> Rows:
+    """Lock the encounter, read its participants, and lock ``characters`` (and the characters
+    of ``of_participants``, those in the encounter) with their zones, weapons and
+    disciplines."""
     pk = encounter if isinstance(encounter, int) else encounter.pk
     enc = (
         Encounter.objects.select_for_update(of=("self",))
@@ -169,6 +182,11 @@ def _lock(encounter: Encounter | int, *, characters: set[int] | None = None) -> 
     for p in participants.values():
         p.encounter = enc
     rows = Rows(enc, participants)
+    if of_participants:
+        characters = {
+            *(characters or ()),
+            *(participants[pk].character_id for pk in of_participants if pk in participants),
+        }
     if characters:
         ids = sorted(characters)
         rows.characters = {

@@ -6,10 +6,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.attacks import _declaration_rows, _declare, _defend
+from combat.services.attacks import _declaration_rows, _declare, _defend, _pk
 from combat.services.resolution import _resolve, _roll
 from combat.services.rows import CombatError
 from sheets.models import BodyZone, Weapon
@@ -23,12 +24,12 @@ if TYPE_CHECKING:
 def strike(
     *,
     encounter: Encounter,
-    attacker: Participant,
-    target: Participant,
+    attacker: Participant | int,
+    target: Participant | int,
     action: str,
     actor: User,
-    zone: BodyZone | None = None,
-    weapon: Weapon | None = None,
+    zone: BodyZone | int | None = None,
+    weapon: Weapon | int | None = None,
     counterattack: bool = False,
     defense: str | None = None,
     roll: int | None = None,
@@ -38,18 +39,27 @@ def strike(
     (none for a feint, met with Focus) and :func:`~combat.services.resolve` in one
     transaction, with the same checks in the same order, writing the same log entries: all
     of it or nothing. The defense is the target's controller's choice, so ``actor`` must
-    control both sides (the GM controls everyone). Returns the declaration and its entries."""
+    control both sides (the GM controls everyone): PermissionDenied otherwise. Rows or ids,
+    as for declare_attack. Returns the declaration and its entries."""
     value, physical = _roll(roll, rng)
     with transaction.atomic():
-        rows = _declaration_rows(encounter, attacker, target)
+        rows = _declaration_rows(encounter, _pk(attacker), _pk(target))
+        a, t = rows.participants.get(_pk(attacker)), rows.participants.get(_pk(target))
+        # Checked after the attacker's own (_declare: 403 for someone else's attacker).
+        mine = a is not None and a.is_controlled_by(actor)
+        if mine and t is not None and not t.is_controlled_by(actor):
+            raise PermissionDenied(
+                "The defense is the target's controller's choice: strike in one call only "
+                "when you control both sides."
+            )
         decl, declared = _declare(
             rows,
-            attacker=attacker.pk,
-            target=target.pk,
+            attacker=_pk(attacker),
+            target=_pk(target),
             action=action,
             actor=actor,
-            zone=zone.pk if zone is not None else None,
-            weapon=weapon.pk if weapon is not None else None,
+            zone=_pk(zone),
+            weapon=_pk(weapon),
             counterattack=counterattack,
         )
         entries = [declared]
