@@ -4,8 +4,9 @@
 Measures one full attack (declare, defend, roll and apply), a GM undo, and the encounter page's
 context for 2 and 20 participants, as milliseconds per operation (median of the runs). Then the
 strike through the API (issue 15): the three requests of one strike (POST
-/api/encounters/{id}/attacks/, /api/attacks/{id}/defense/, /api/attacks/{id}/roll/), their
-queries, and their requests per second as a ratio to a bare locked-write view (one row locked
+/api/encounters/{id}/attacks/, /api/attacks/{id}/defense/, /api/attacks/{id}/roll/) and the
+same strike in one request (/api/encounters/{id}/strike/), their queries, and their
+requests per second as a ratio to a bare locked-write view (one row locked
 and written in a transaction, behind the same middleware and authentication) measured in the
 same run. ``--queries`` lists the SQL of one strike. ``--profile`` prints a cProfile of the
 three requests instead (sorted by cumulative time, or by ``BENCH_SORT``:
@@ -87,6 +88,17 @@ def strike(client: Client, enc: int, y: int, t: int, zone: int, weapon: int, i: 
     assert r.status_code == 200, r.content[:300]
 
 
+def one_call(client: Client, enc: int, y: int, t: int, zone: int, weapon: int, i: int) -> None:
+    """The same strike in one request (POST /api/encounters/{id}/strike/)."""
+    body = {"attacker": y, "target": t, "action": "fast", "zone": zone, "weapon": weapon}
+    r = client.post(
+        f"/api/encounters/{enc}/strike/",
+        {**body, "defense": "parry", "roll": 1 + i % 100},
+        content_type="application/json",
+    )
+    assert r.status_code == 201, r.content[:300]
+
+
 def reset(encounter: Encounter) -> None:
     """A successful parry gives the target a counterattack, at most 100 (a check
     constraint): hand them back between strikes, outside the requests."""
@@ -110,6 +122,11 @@ def api_strikes(
         with CaptureQueriesContext(connection) as queries:
             strike(client, *args, 1)
         print(f"queries per strike (3 requests):  {len(queries)}")
+        reset(encounter)
+        with CaptureQueriesContext(connection) as single:
+            one_call(client, *args, 2)
+        reset(encounter)
+        print(f"queries per one-call strike:      {len(single)}")
         if "--queries" in sys.argv:
             for q in queries.captured_queries:
                 print("   ", q["sql"][:160])
@@ -143,11 +160,21 @@ def api_strikes(
             reset(encounter)
             return 3
 
-        floor, api = rate(bare), rate(three)
+        def single(n: int) -> int:
+            one_call(client, *args, n)
+            reset(encounter)
+            return 1
+
+        floor, api, once = rate(bare), rate(three), rate(single)
         print(f"bare locked-write view:           {floor:.0f} requests/s")
         print(
             f"strike requests:                  {api:.0f} requests/s"
             f" = {api / floor:.2f}x the bare view"
+        )
+        print(
+            f"one-call strikes:                 {once:.0f} requests/s"
+            f" = {once / floor:.2f}x the bare view,"
+            f" {once / (api / 3):.1f}x the strikes/s of three requests"
         )
 
 
