@@ -76,6 +76,9 @@ def sheet_body(
 ) -> SafeString:
     """The body drawn by ``template`` (a partial), from ``context()`` (called on a miss only)
     with the key's facts added, with ``token`` as its CSRF token."""
+    if not token.isascii() or not token.isalnum():
+        # A CSRF token is letters and digits; anything else would be markup let through.
+        raise ValueError("A CSRF token is letters and digits only.")
     key = (
         template,
         character.pk,
@@ -110,7 +113,8 @@ def sheet_body(
             _bodies.move_to_end(key)
             while len(_bodies) > MAX_BODIES:
                 _bodies.popitem(last=False)
-    return mark_safe(token.join(pieces))  # noqa: S308 - drawn by the template, escaped there
+    # The pieces are the template's own output, escaped there; only the token goes between.
+    return mark_safe(token.join(pieces))  # noqa: S308
 
 
 def clear() -> None:

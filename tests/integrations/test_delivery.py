@@ -25,20 +25,28 @@ pytestmark = pytest.mark.django_db
 
 
 def fight(table: Any, *, hidden: bool) -> tuple[Any, Participant, Participant]:
-    """Ysolde (the player's) against one thug copy, Ysolde's turn."""
+    """Ysolde (the player's) against two thug copies, Ysolde's turn; the first thug is
+    returned."""
     ysolde = make_ysolde(table.campaign, table.player)
     npc = make_thug(table.campaign, table.gm)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
     services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
-    services.add_npc_copies(encounter=encounter, npc=npc, count=1, actor=table.gm, hidden=hidden)
+    services.add_npc_copies(encounter=encounter, npc=npc, count=2, actor=table.gm, hidden=hidden)
     services.start_encounter(encounter=encounter, actor=table.gm)
     y = Participant.objects.select_related("character").get(encounter=encounter, character=ysolde)
-    t = Participant.objects.select_related("character").exclude(pk=y.pk).get(encounter=encounter)
+    t = (
+        Participant.objects.select_related("character")
+        .exclude(pk=y.pk)
+        .filter(encounter=encounter)
+        .order_by("character__name")
+        .first()
+    )
     return encounter, y, t
 
 
-def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> None:
-    """Ysolde strikes the thug, then the thug strikes Ysolde (rolls 43 and 12)."""
+def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> Participant:
+    """Ysolde strikes the first thug down, then the second thug strikes Ysolde (rolls 43 and
+    12); the second thug is returned. A thug who is down cannot strike back."""
     decl, _ = services.declare_attack(
         encounter=encounter,
         attacker=y,
@@ -51,7 +59,13 @@ def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> None
     services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
     services.resolve(declaration=decl, roll=43, actor=table.player)
     services.next_turn(encounter=encounter, actor=table.gm)
-    t = Participant.objects.select_related("character").get(pk=t.pk)
+    assert Participant.objects.get(pk=t.pk).state == Participant.State.DOWN
+    t = (
+        Participant.objects.select_related("character")
+        .filter(encounter=encounter)
+        .exclude(pk__in=(t.pk, y.pk))
+        .get()
+    )
     y = Participant.objects.select_related("character").get(pk=y.pk)
     decl, _ = services.declare_attack(
         encounter=encounter,
@@ -64,6 +78,7 @@ def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> None
     )
     services.declare_defense(declaration=decl, defense="dodge", actor=table.player)
     services.resolve(declaration=decl, roll=12, actor=table.gm)
+    return t
 
 
 def test_it_signs_each_event_and_the_receiver_verifies_it(
@@ -228,7 +243,7 @@ def test_a_fight_with_a_hidden_npc_lets_none_of_its_numbers_out(
     )
     with django_capture_on_commit_callbacks(execute=True):
         encounter, y, t = fight(table, hidden=True)
-        exchange(table, encounter, y, t)
+        second = exchange(table, encounter, y, t)
         services.adjust_zone(
             encounter=encounter, zone=t.character.zones.get(name="head"), amount=3, actor=table.gm
         )
@@ -238,7 +253,7 @@ def test_a_fight_with_a_hidden_npc_lets_none_of_its_numbers_out(
     sent = [json.loads(r.body) for r in receiver.received]
     rolls = [b for b in sent if b.get("type") == "roll.resolved"]
     assert len(rolls) == 2 and all(r["data"]["redacted"] for r in rolls)
-    assert {r["data"]["participant"] for r in rolls} == {y.name, t.name}  # names, no numbers
+    assert {r["data"]["participant"] for r in rolls} == {y.name, second.name}  # names, no numbers
     for body in sent:
         assert not keys(body) & {"result", "wounds", "changes", "roll", "pvd", "vitality"}, body
     chats = [b for b in sent if "embeds" in b]

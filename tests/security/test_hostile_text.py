@@ -110,6 +110,11 @@ def test_it_stores_hostile_text_as_typed(hostile_table):
     assert hostile_table.campaign.description == f"Beware {HOSTILE}"
 
 
+# The one place that joins already-escaped template output around a CSRF token (letters and
+# digits, checked there); test_a_stored_sheet_body_stays_escaped covers it.
+JOINS_ESCAPED_OUTPUT = {"sheets/fragments.py: mark_safe("}
+
+
 def test_it_never_marks_text_safe_in_templates_or_code():
     """Escaping is Django's default; nothing in the project switches it off."""
     offenders = []
@@ -121,7 +126,42 @@ def test_it_never_marks_text_safe_in_templates_or_code():
             for needle in ("|safe", "autoescape off", "mark_safe(", "SafeString("):
                 if needle in text:
                     offenders.append(f"{path.relative_to(ROOT)}: {needle}")
-    assert offenders == []
+    assert set(offenders) == JOINS_ESCAPED_OUTPUT
+    assert (ROOT / "sheets/fragments.py").read_text().count("mark_safe(") == 1
+
+
+def test_a_stored_sheet_body_stays_escaped(hostile_table):
+    """The sheet's body is drawn once and reused: the reused copy is as escaped as the first,
+    and each viewer gets their own token in it."""
+    url = f"/characters/{hostile_table.character.pk}/"
+    pages = []
+    for user in (hostile_table.gm, hostile_table.gm, hostile_table.alice):
+        client = Client()
+        client.force_login(user)
+        response = client.get(url)
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert_escaped(page, url)
+        assert "&lt;script&gt;alert(" in page
+        pages.append(page)
+    tokens = [p.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0] for p in pages]
+    assert len(set(tokens)) == 3 and all(t.isalnum() for t in tokens)
+
+
+def test_a_token_that_is_not_letters_and_digits_is_refused(hostile_table):
+    from sheets import fragments
+
+    character = hostile_table.character
+    with pytest.raises(ValueError):
+        fragments.sheet_body(
+            "sheets/character_sheet.html#sheet-body",
+            character,
+            can_edit=True,
+            is_gm=True,
+            reserve_pending=None,
+            token='"><script>',
+            context=dict,
+        )
 
 
 def _gm(table: DemoTable) -> Client:
