@@ -238,9 +238,7 @@ def test_it_loses_no_update_and_never_deadlocks_under_concurrent_attacks_and_edi
     # Everyone stays on their feet for the whole run (wounds never pass a BZF this large, so
     # no Vitality is lost): someone down cannot defend, which the tracker refuses
     # (docs/rules.md, "Conditions"), and this test is about the locks.
-    Character.objects.filter(pk__in=[ch.pk for ch in characters]).update(
-        bzf=7_000, bzf_rolled=True
-    )
+    Character.objects.filter(pk__in=[ch.pk for ch in characters]).update(bzf=7_000, bzf_rolled=True)
     encounters = []
     for name in ("North", "South", "East", "West"):
         encounter, _ = services.create_encounter(campaign=table.campaign, name=name, actor=gm)
