@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "sheets",
     "rules",
     "combat",
+    "prep",
     "integrations",
 ]
 

@@ -213,6 +213,11 @@ class Character(models.Model):
         related_name="copies",
         help_text="The NPC this fight copy was made from.",
     )
+    fight_only = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Made for one fight from the GM's NPC library: it goes with its encounter.",
+    )
 
     name = models.CharField(max_length=120)
     occupation = models.CharField(max_length=120, blank=True)

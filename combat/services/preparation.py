@@ -99,10 +99,16 @@ def _copy_character(npc: Character, name: str, *, hidden: bool) -> Character:
 
 
 def add_npc_copies(
-    *, encounter: Encounter, npc: Character, count: int, actor: User, hidden: bool = False
+    *,
+    encounter: Encounter,
+    npc: Character,
+    count: int,
+    actor: User,
+    hidden: bool = False,
+    mark: str = "#",
 ) -> CombatLogEntry:
     """``count`` copies of an NPC, each its own sheet (own wounds, armor and weapon state),
-    named "<NPC> #n"."""
+    named "<NPC> #n" (``mark=""``: "<NPC> n", as the GM's library names them)."""
     if not 1 <= count <= MAX_COPIES:
         raise CombatError(f"Add between 1 and {MAX_COPIES} copies at once.")
     with transaction.atomic():
@@ -121,7 +127,7 @@ def add_npc_copies(
         n = 0
         while len(added) < count:
             n += 1
-            name = f"{npc.name} #{n}"
+            name = f"{npc.name} {mark}{n}"
             if name in taken:
                 continue
             copy = _copy_character(npc, name, hidden=hidden)

@@ -46,8 +46,9 @@ def _campaign_context(request: HttpRequest, campaign: Campaign) -> dict[str, obj
         "is_gm": campaign.is_gm(request.user),
         "memberships": campaign.memberships.select_related("user"),
         # Copies made for fights keep their own wounds: listed apart from the campaign's cast.
-        "characters": [c for c in characters if c.copied_from_id is None],
-        "copies": [c for c in characters if c.copied_from_id is not None],
+        # So are the sheets made for one fight from the GM's library (prep), which go with it.
+        "characters": [c for c in characters if c.copied_from_id is None and not c.fight_only],
+        "copies": [c for c in characters if c.copied_from_id is not None or c.fight_only],
         "join_url": request.build_absolute_uri(
             reverse("sheets:campaign_join") + f"?code={campaign.join_code}"
         ),

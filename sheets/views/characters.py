@@ -396,6 +396,39 @@ def _depth(data: Any) -> int:
     return deepest
 
 
+def read_json_upload(request: HttpRequest, *, what: str) -> tuple[Any, list[str]]:
+    """The JSON document of an import form: an uploaded ``file`` or pasted ``text``, at most
+    512 KB and 16 levels deep, valid text. Returns the parsed value (None when unusable) and
+    what is wrong with it; the NPC library's import (prep) reads its files the same way."""
+    errors: list[str] = []
+    upload = request.FILES.get("file")
+    raw = upload.read(MAX_IMPORT_BYTES + 1) if upload else request.POST.get("text", "").encode()
+    data: Any = None
+    if not raw.strip():
+        errors.append("Choose an exported .json file or paste its text.")
+    elif len(raw) > MAX_IMPORT_BYTES:
+        errors.append(f"That file is too large for {what} (512 KB at most).")
+    else:
+        try:
+            data = json.loads(raw)
+        except (UnicodeDecodeError, ValueError) as exc:
+            errors.append(f"That is not valid JSON: {exc}.")
+        except RecursionError:
+            errors.append(f"That JSON is nested far too deeply to be {what}.")
+        else:
+            if _depth(data) > MAX_IMPORT_DEPTH:
+                errors.append(f"That JSON is nested far too deeply to be {what}.")
+                data = None
+            elif has_lone_surrogate(data):
+                # No text: the page quoting it back could not be encoded (as in the API).
+                errors.append(
+                    "That file is not valid text: it holds a lone surrogate (a \\ud800 to "
+                    "\\udfff escape that is not half of a pair)."
+                )
+                data = None
+    return data, errors
+
+
 @login_required
 def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     """Create a character from a sheet exported as JSON (the API's document). All or nothing:
@@ -405,31 +438,7 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, campaign_pk)
     errors: list[str] = []
     if request.method == "POST":
-        upload = request.FILES.get("file")
-        raw = upload.read(MAX_IMPORT_BYTES + 1) if upload else request.POST.get("text", "").encode()
-        data: Any = None
-        if not raw.strip():
-            errors.append("Choose an exported .json file or paste its text.")
-        elif len(raw) > MAX_IMPORT_BYTES:
-            errors.append("That file is too large for a character sheet (512 KB at most).")
-        else:
-            try:
-                data = json.loads(raw)
-            except (UnicodeDecodeError, ValueError) as exc:
-                errors.append(f"That is not valid JSON: {exc}.")
-            except RecursionError:
-                errors.append("That JSON is nested far too deeply to be a character sheet.")
-            else:
-                if _depth(data) > MAX_IMPORT_DEPTH:
-                    errors.append("That JSON is nested far too deeply to be a character sheet.")
-                    data = None
-                elif has_lone_surrogate(data):
-                    # No text: the page quoting it back could not be encoded (as in the API).
-                    errors.append(
-                        "That file is not valid text: it holds a lone surrogate (a \\ud800 to "
-                        "\\udfff escape that is not half of a pair)."
-                    )
-                    data = None
+        data, errors = read_json_upload(request, what="a character sheet")
         if data is not None and not isinstance(data, dict):
             errors.append("The file must hold one character (a JSON object).")
         elif data is not None:
@@ -446,7 +455,7 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                     messages.success(request, f"{character.name} imported.")
                     return redirect(character)
             else:
-                errors.extend(_flatten_errors(serializer.errors))
+                errors.extend(flatten_errors(serializer.errors))
     status = 422 if errors else 200
     return render(
         request,
@@ -456,16 +465,16 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     )
 
 
-def _flatten_errors(errors: Any, prefix: str = "") -> list[str]:
+def flatten_errors(errors: Any, prefix: str = "") -> list[str]:
     if isinstance(errors, dict):
         return [
-            m for key, value in errors.items() for m in _flatten_errors(value, f"{prefix}{key}.")
+            m for key, value in errors.items() for m in flatten_errors(value, f"{prefix}{key}.")
         ]
     if isinstance(errors, list):
         out: list[str] = []
         for index, value in enumerate(errors):
             if isinstance(value, dict | list):
-                out.extend(_flatten_errors(value, f"{prefix}{index}."))
+                out.extend(flatten_errors(value, f"{prefix}{index}."))
             elif value:
                 out.append(f"{prefix.rstrip('.')}: {value}")
         return out

@@ -1,0 +1,277 @@
+"""The matchup table of a prepared encounter: for each attacker and weapon against each
+expected defender, the exact chance to land each strike mode against each defense, the
+expected damage per hit after armor, and the average number of hits to push a zone past BZF.
+
+The PvD and the strike's damage distribution come from the tracker's own code path
+(combat.services.attacks.setup, then rules.engine.odds.strike_odds); docs/rules.md ("The
+matchup table") says how the two derived numbers are computed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import count
+from typing import Any
+
+from combat.models import Declaration
+from combat.services.attacks import setup
+from prep.models import PreparedEncounter
+from rules.engine import odds, omg
+from sheets.models import BodyZone, Character, Weapon
+
+
+@dataclass
+class Fighter:
+    """One side's sheet as the odds read it: a campaign character, or a library NPC's stat
+    block as an unsaved sheet (``count`` copies of it)."""
+
+    label: str
+    character: Character
+    weapons: list[Weapon]
+    zones: list[BodyZone]
+    levels: dict[str, int]
+    hidden: bool = False
+    npc: bool = False
+    count: int = 1
+    key: str = ""
+
+
+def _protection(zone: BodyZone) -> int:
+    return zone.arm + zone.arm_bonus if zone.arm > 0 else 0
+
+
+def from_character(c: Character) -> Fighter:
+    return Fighter(
+        label=c.name,
+        character=c,
+        weapons=list(c.weapons.all()),
+        zones=list(c.zones.all()),
+        levels={d.name: d.level for d in c.disciplines.all()},
+        key=f"character-{c.pk}",
+    )
+
+
+def from_sheet(sheet: dict[str, Any], *, label: str, pk: int, **extra: Any) -> Fighter:
+    """An unsaved sheet (never saved: ``pk`` is a stand-in, negative) from a stat block."""
+    from prep.statblock import FIELDS
+
+    c = Character(pk=pk, name=label, is_npc=True, **{f: sheet[f] for f in FIELDS if f in sheet})
+    return Fighter(
+        label=label,
+        character=c,
+        weapons=[Weapon(character=c, **w) for w in sheet.get("weapons", [])],
+        zones=[BodyZone(character=c, **z) for z in sheet.get("zones", [])],
+        levels={d["name"]: d["level"] for d in sheet.get("disciplines", [])},
+        npc=True,
+        **extra,
+    )
+
+
+def hits_to_pass(per_hit: dict[int, Fraction], *, bzf: int, wounds: int = 0) -> Fraction | None:
+    """Exact expected number of hits until a zone's wounds exceed ``bzf``, each hit dealing
+    ``d`` with probability ``per_hit[d]`` (independent hits, armor as it stands). None when
+    no hit can deal damage."""
+    p0 = per_hit.get(0, Fraction(0))
+    if p0 == 1:
+        return None
+    steps = [(d, p) for d, p in per_hit.items() if d > 0 and p]
+    # f(w) = 0 once w > bzf; else f(w) = (1 + sum p_d f(w + d)) / (1 - p_0), from the top down.
+    f: dict[int, Fraction] = {}
+    for w in range(bzf, wounds - 1, -1):
+        f[w] = (1 + sum((p * f.get(w + d, Fraction(0)) for d, p in steps), Fraction(0))) / (
+            1 - p0
+        )
+    return f.get(wounds, Fraction(0))
+
+
+@dataclass
+class ZoneNumbers:
+    zone: str
+    protection: int
+    damage_per_hit: Fraction | None
+    hits_to_bzf: Fraction | None
+
+
+@dataclass
+class Cell:
+    pvd: str
+    hit: int
+    second_hit: int
+    zones: list[ZoneNumbers] = field(default_factory=list)
+
+
+@dataclass
+class Row:
+    attacker: Fighter
+    weapon: str
+    defender: Fighter
+    cells: dict[str, dict[str, Cell]]
+    zones: list[BodyZone]
+
+
+def _targets(defender: Fighter) -> list[BodyZone | None]:
+    """The least and the most protected zone (one when they tie), first by sheet order."""
+    if not defender.zones:
+        return [None]
+    ordered = sorted(defender.zones, key=lambda z: (z.position, z.name))
+    weakest = min(ordered, key=_protection)
+    strongest = max(ordered, key=_protection)
+    return [weakest] if _protection(weakest) == _protection(strongest) else [weakest, strongest]
+
+
+def cell(
+    attacker: Fighter,
+    weapon: Weapon | None,
+    defender: Fighter,
+    strike: omg.StrikeMode,
+    defense: omg.DefenseMode,
+    zones: list[BodyZone | None],
+) -> Cell:
+    a, d = attacker.character, defender.character
+    levels = {(a.pk, n): lvl for n, lvl in attacker.levels.items()}
+    levels.update({(d.pk, n): lvl for n, lvl in defender.levels.items()})
+    out: Cell | None = None
+    for zone in zones:
+        s = setup(
+            Declaration(action=strike.value),
+            attacker=a,
+            target=d,
+            weapon=weapon,
+            zone=zone,
+            levels=levels,
+            defense=defense.value,
+            feinted=False,
+        )
+        assert s.attacker is not None and s.defender is not None
+        so = odds.strike_odds(s.attacker, s.defender)
+        hits = so.check.hits
+        if out is None:
+            out = Cell(
+                pvd=f"{s.pro}v{s.dif}",
+                hit=hits,
+                second_hit=so.check.second_hit if s.attacker.fast else 0,
+            )
+        per_hit: dict[int, Fraction] = {}
+        if hits:
+            for dmg, n in so.first.items():
+                n -= so.first_miss if dmg == 0 else 0
+                if n:
+                    per_hit[dmg] = Fraction(n, hits)
+        mean = sum((dmg * p for dmg, p in per_hit.items()), Fraction(0)) if hits else None
+        out.zones.append(
+            ZoneNumbers(
+                zone=zone.name if zone else "",
+                protection=_protection(zone) if zone else 0,
+                damage_per_hit=mean,
+                hits_to_bzf=hits_to_pass(per_hit, bzf=d.bzf, wounds=zone.wounds if zone else 0)
+                if hits
+                else None,
+            )
+        )
+    assert out is not None
+    return out
+
+
+def rows_for(attacker: Fighter, defender: Fighter) -> list[Row]:
+    zones = _targets(defender)
+    weapons: list[Weapon | None] = list(attacker.weapons) or [None]
+    rows = []
+    for weapon in weapons:
+        cells = {
+            s.value: {
+                m.value: cell(attacker, weapon, defender, s, m, zones) for m in omg.DefenseMode
+            }
+            for s in omg.StrikeMode
+        }
+        rows.append(
+            Row(
+                attacker=attacker,
+                weapon=weapon.name if weapon else "unarmed",
+                defender=defender,
+                cells=cells,
+                zones=[z for z in zones if z is not None],
+            )
+        )
+    return rows
+
+
+@dataclass
+class Table:
+    npcs: list[Fighter]
+    characters: list[Fighter]
+    npc_attacks: list[Row]
+    character_attacks: list[Row]
+
+
+def sides(prepared: PreparedEncounter) -> tuple[list[Fighter], list[Fighter]]:
+    stand_in = count(-1, -1)
+    npcs = [
+        from_sheet(
+            g.npc.sheet,
+            label=g.npc.name,
+            pk=next(stand_in),
+            hidden=g.hidden,
+            count=g.count,
+            key=f"group-{g.pk}",
+        )
+        for g in prepared.groups.select_related("npc")
+    ]
+    characters = [
+        from_character(c)
+        for c in prepared.expected.filter(campaign=prepared.campaign).prefetch_related(
+            "weapons", "zones", "disciplines"
+        )
+    ]
+    return npcs, characters
+
+
+def matchup_table(prepared: PreparedEncounter) -> Table:
+    npcs, characters = sides(prepared)
+    return Table(
+        npcs=npcs,
+        characters=characters,
+        npc_attacks=[r for a in npcs for d in characters for r in rows_for(a, d)],
+        character_attacks=[r for a in characters for d in npcs for r in rows_for(a, d)],
+    )
+
+
+def _num(x: Fraction | None) -> float | None:
+    return None if x is None else round(float(x), 2)
+
+
+def row_as_dict(row: Row) -> dict[str, Any]:
+    return {
+        "attacker": row.attacker.label,
+        "attacker_hidden": row.attacker.hidden,
+        "weapon": row.weapon,
+        "defender": row.defender.label,
+        "defender_hidden": row.defender.hidden,
+        "cells": {
+            strike: {
+                defense: {
+                    "pvd": c.pvd,
+                    "hit": c.hit,
+                    "second_hit": c.second_hit,
+                    "zones": [
+                        {
+                            "zone": z.zone,
+                            "protection": z.protection,
+                            "damage_per_hit": _num(z.damage_per_hit),
+                            "hits_to_bzf": _num(z.hits_to_bzf),
+                        }
+                        for z in c.zones
+                    ],
+                }
+                for defense, c in by_defense.items()
+            }
+            for strike, by_defense in row.cells.items()
+        },
+    }
+
+
+def table_as_dict(table: Table) -> dict[str, Any]:
+    return {
+        "npc_attacks": [row_as_dict(r) for r in table.npc_attacks],
+        "character_attacks": [row_as_dict(r) for r in table.character_attacks],
+    }
+

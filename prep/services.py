@@ -1,0 +1,154 @@
+"""The GM's library and prepared encounters: every write, with its permission check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from combat import services as combat
+from combat.models import Encounter, Participant
+from prep import starter, statblock
+from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter
+from sheets.models import Character
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+MAX_LIBRARY = 500
+
+
+class PrepError(Exception):
+    """A request the GM can fix (the message says how)."""
+
+
+def add_starter_set(*, owner: AbstractBaseUser) -> list[LibraryNpc]:
+    """The starter stat blocks the GM does not have yet (by their starter key): pressing the
+    button twice adds nothing the second time; a deleted starter comes back."""
+    have = set(LibraryNpc.objects.filter(owner=owner).values_list("starter", flat=True))
+    added = []
+    with transaction.atomic():
+        for key, data in starter.STARTERS.items():
+            if key in have:
+                continue
+            sheet, errors = statblock.validate(data, request=None)
+            assert sheet is not None, errors  # the tests check every starter
+            added.append(
+                LibraryNpc.objects.create(
+                    owner=owner, name=sheet.pop("name"), sheet=sheet, starter=key
+                )
+            )
+    return added
+
+
+def save_npc(
+    *, owner: AbstractBaseUser, sheet: dict[str, Any], npc: LibraryNpc | None = None
+) -> LibraryNpc:
+    """Create (``npc`` None) or replace a library NPC from a validated stat block."""
+    sheet = dict(sheet)
+    name = sheet.pop("name")
+    if npc is None:
+        if LibraryNpc.objects.filter(owner=owner).count() >= MAX_LIBRARY:
+            raise PrepError(f"A library holds at most {MAX_LIBRARY} NPCs.")
+        return LibraryNpc.objects.create(owner=owner, name=name, sheet=sheet)
+    if npc.owner_id != owner.pk:
+        raise PermissionDenied("Not your library.")
+    npc.name, npc.sheet = name, sheet
+    npc.save(update_fields=["name", "sheet", "updated_at"])
+    return npc
+
+
+def full_sheet(npc: LibraryNpc) -> dict[str, Any]:
+    """The stat block as a JSON document (what the export gives and the import takes)."""
+    return {"name": npc.name, **npc.sheet}
+
+
+def duplicate_npc(*, npc: LibraryNpc) -> LibraryNpc:
+    if LibraryNpc.objects.filter(owner=npc.owner).count() >= MAX_LIBRARY:
+        raise PrepError(f"A library holds at most {MAX_LIBRARY} NPCs.")
+    name = f"{npc.name} (copy)"[:120]
+    return LibraryNpc.objects.create(owner=npc.owner, name=name, sheet=dict(npc.sheet))
+
+
+@dataclass(frozen=True)
+class Pick:
+    """``count`` copies of a library NPC for one fight."""
+
+    npc: LibraryNpc
+    count: int
+    hidden: bool = False
+    on_alert: bool = False
+
+
+def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -> list[Participant]:
+    """One step: each picked library NPC becomes a sheet in the encounter's campaign (its
+    template, ``fight_only``) and ``count`` copies of it join the fight through combat's own
+    service, named "Thug 1", "Thug 2"...; on alert if asked. Every sheet made is tied to the
+    encounter (FightSheet) and goes with it. All or nothing."""
+    campaign = encounter.campaign
+    if not campaign.is_gm(actor):
+        raise PermissionDenied("Only the GM runs encounters.")
+    if not picks:
+        raise PrepError("Pick at least one NPC.")
+    added: list[Participant] = []
+    with transaction.atomic():
+        for pick in picks:
+            if pick.npc.owner_id != actor.pk:
+                raise PrepError("That NPC is not in your library.")
+            if not 1 <= pick.count <= MAX_COUNT:
+                raise PrepError(f"Add between 1 and {MAX_COUNT} of each NPC.")
+            template = statblock.materialize(
+                {"name": pick.npc.name, **pick.npc.sheet},
+                campaign=campaign,
+                owner=actor,
+                name=pick.npc.name,
+            )
+            FightSheet.objects.create(character=template, encounter=encounter, source=pick.npc)
+            combat.add_npc_copies(
+                encounter=encounter,
+                npc=template,
+                count=pick.count,
+                actor=actor,
+                hidden=pick.hidden,
+                mark="",
+            )
+            copies = list(Character.objects.filter(copied_from=template))
+            FightSheet.objects.bulk_create(
+                FightSheet(character=c, encounter=encounter, source=pick.npc) for c in copies
+            )
+            joined = list(
+                Participant.objects.filter(encounter=encounter, character__in=copies).order_by(
+                    "position"
+                )
+            )
+            if pick.on_alert:
+                for participant in joined:
+                    combat.update_participant(participant=participant, actor=actor, on_alert=True)
+            added.extend(joined)
+    return added
+
+
+def start_prepared(*, prepared: PreparedEncounter, actor: Any) -> Encounter:
+    """The one press at the table: the encounter, its expected characters and its NPC groups,
+    all or nothing. The tracker's own "Start" (initiative) is still the GM's next step."""
+    if not prepared.campaign.is_gm(actor):
+        raise PermissionDenied("Only the GM starts a prepared encounter.")
+    groups = list(prepared.groups.select_related("npc"))
+    expected = list(prepared.expected.filter(campaign=prepared.campaign))
+    if not groups and not expected:
+        raise PrepError("Add NPCs or expected characters before starting.")
+    with transaction.atomic():
+        encounter, _ = combat.create_encounter(
+            campaign=prepared.campaign, name=prepared.name, actor=actor
+        )
+        if expected:
+            combat.add_participants(encounter=encounter, characters=expected, actor=actor)
+        if groups:
+            put_into_encounter(
+                encounter=encounter,
+                picks=[Pick(g.npc, g.count, g.hidden, g.on_alert) for g in groups],
+                actor=actor,
+            )
+    return encounter
