@@ -11,6 +11,7 @@ from rest_framework.routers import DefaultRouter
 
 from combat import api as combat_api
 from integrations import api as integrations_api
+from prep import api as prep_api
 from sheets.api.campaigns import CampaignViewSet
 from sheets.api.characters import (
     BodyZoneViewSet,
@@ -29,6 +30,7 @@ router.register(
 router.register(r"characters/(?P<character_pk>\d+)/weapons", WeaponViewSet, basename="weapon")
 router.register(r"characters/(?P<character_pk>\d+)/zones", BodyZoneViewSet, basename="zone")
 combat_api.register(router)
+prep_api.register(router)
 integrations_api.register(router)
 
 urlpatterns = [

@@ -78,9 +78,7 @@ def hits_to_pass(per_hit: dict[int, Fraction], *, bzf: int, wounds: int = 0) -> 
     # f(w) = 0 once w > bzf; else f(w) = (1 + sum p_d f(w + d)) / (1 - p_0), from the top down.
     f: dict[int, Fraction] = {}
     for w in range(bzf, wounds - 1, -1):
-        f[w] = (1 + sum((p * f.get(w + d, Fraction(0)) for d, p in steps), Fraction(0))) / (
-            1 - p0
-        )
+        f[w] = (1 + sum((p * f.get(w + d, Fraction(0)) for d, p in steps), Fraction(0))) / (1 - p0)
     return f.get(wounds, Fraction(0))
 
 
@@ -90,6 +88,14 @@ class ZoneNumbers:
     protection: int
     damage_per_hit: Fraction | None
     hits_to_bzf: Fraction | None
+
+    @property
+    def dmg(self) -> str:
+        return "–" if self.damage_per_hit is None else f"{float(self.damage_per_hit):.1f}"
+
+    @property
+    def hits(self) -> str:
+        return "never" if self.hits_to_bzf is None else f"{float(self.hits_to_bzf):.1f}"
 
 
 @dataclass
@@ -107,6 +113,11 @@ class Row:
     defender: Fighter
     cells: dict[str, dict[str, Cell]]
     zones: list[BodyZone]
+
+    @property
+    def grid(self) -> list[tuple[str, list[Cell]]]:
+        """Strike modes down, defenses across (the template's order)."""
+        return [(s, list(by.values())) for s, by in self.cells.items()]
 
 
 def _targets(defender: Fighter) -> list[BodyZone | None]:
@@ -274,4 +285,3 @@ def table_as_dict(table: Table) -> dict[str, Any]:
         "npc_attacks": [row_as_dict(r) for r in table.npc_attacks],
         "character_attacks": [row_as_dict(r) for r in table.character_attacks],
     }
-

@@ -7,67 +7,161 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('combat', '0003_diceroll_moves_to_rules'),
-        ('sheets', '0009_character_fight_only'),
+        ("combat", "0003_diceroll_moves_to_rules"),
+        ("sheets", "0009_character_fight_only"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LibraryNpc',
+            name="LibraryNpc",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=120)),
-                ('sheet', models.JSONField(default=dict)),
-                ('starter', models.CharField(blank=True, help_text="Which starter stat block this came from (blank: the GM's own).", max_length=40)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='npc_library', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                ("sheet", models.JSONField(default=dict)),
+                (
+                    "starter",
+                    models.CharField(
+                        blank=True,
+                        help_text="Which starter stat block this came from (blank: the GM's own).",
+                        max_length=40,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="npc_library",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'pk'],
+                "ordering": ["name", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='FightSheet',
+            name="FightSheet",
             fields=[
-                ('character', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='fight_sheet', serialize=False, to='sheets.character')),
-                ('encounter', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='fight_sheets', to='combat.encounter')),
-                ('source', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='prep.librarynpc')),
+                (
+                    "character",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="fight_sheet",
+                        serialize=False,
+                        to="sheets.character",
+                    ),
+                ),
+                (
+                    "encounter",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="fight_sheets",
+                        to="combat.encounter",
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="prep.librarynpc",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PreparedEncounter',
+            name="PreparedEncounter",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=120)),
-                ('notes', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prepared_encounters', to='sheets.campaign')),
-                ('expected', models.ManyToManyField(blank=True, related_name='+', to='sheets.character')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                ("notes", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="prepared_encounters",
+                        to="sheets.campaign",
+                    ),
+                ),
+                (
+                    "expected",
+                    models.ManyToManyField(blank=True, related_name="+", to="sheets.character"),
+                ),
             ],
             options={
-                'ordering': ['name', 'pk'],
+                "ordering": ["name", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='PreparedGroup',
+            name="PreparedGroup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('count', models.PositiveSmallIntegerField(default=1, validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(20)])),
-                ('hidden', models.BooleanField(default=False, help_text='Their numbers stay with the GM.')),
-                ('on_alert', models.BooleanField(default=False)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='groups', to='prep.librarynpc')),
-                ('prepared', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='groups', to='prep.preparedencounter')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "count",
+                    models.PositiveSmallIntegerField(
+                        default=1,
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(20),
+                        ],
+                    ),
+                ),
+                (
+                    "hidden",
+                    models.BooleanField(default=False, help_text="Their numbers stay with the GM."),
+                ),
+                ("on_alert", models.BooleanField(default=False)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="groups",
+                        to="prep.librarynpc",
+                    ),
+                ),
+                (
+                    "prepared",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="groups",
+                        to="prep.preparedencounter",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('count__gte', 1), ('count__lte', 20)), name='prep_group_count_1_20')],
+                "ordering": ["pk"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("count__gte", 1), ("count__lte", 20)),
+                        name="prep_group_count_1_20",
+                    )
+                ],
             },
         ),
     ]

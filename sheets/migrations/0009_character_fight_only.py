@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('sheets', '0008_readable_limits_vitality_not_negative'),
+        ("sheets", "0008_readable_limits_vitality_not_negative"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='character',
-            name='fight_only',
-            field=models.BooleanField(default=False, editable=False, help_text="Made for one fight from the GM's NPC library: it goes with its encounter."),
+            model_name="character",
+            name="fight_only",
+            field=models.BooleanField(
+                default=False,
+                editable=False,
+                help_text="Made for one fight from the GM's NPC library: it goes with its encounter.",
+            ),
         ),
     ]

@@ -1,0 +1,363 @@
+"""The preparation API: the GM's NPC library (/api/library/), prepared encounters
+(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start and its matchups), and library
+NPCs into an encounter (/api/encounters/<id>/library/). A library is its owner's alone and a
+prepared encounter its campaign GM's: everyone else, players included, gets 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from combat import access as combat_access
+from combat import services as combat
+from prep import matchups, services, statblock
+from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
+from sheets import fields
+from sheets.models import Campaign, Character
+
+NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
+BAD = OpenApiResponse(description="Invalid input: the body names each field that is wrong.")
+
+
+class LibraryNpcSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    sheet = serializers.JSONField(
+        read_only=True,
+        help_text="The stat block: aptitudes, weight, BZF, disciplines, weapons, zones "
+        "(with armor), notes; the character document's fields.",
+    )
+
+    class Meta:
+        model = LibraryNpc
+        fields = ["id", "name", "sheet", "starter", "created_at", "updated_at"]
+        read_only_fields = fields
+
+
+def _validated(request: Request, data: Any) -> dict[str, Any]:
+    sheet, errors = statblock.validate(data, request=request)
+    if sheet is None:
+        raise ValidationError(errors)
+    return sheet
+
+
+def _run(fn: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(**kwargs)
+    except (services.PrepError, combat.CombatError) as exc:
+        raise ValidationError({"detail": str(exc)}) from exc
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Your NPC library"),
+    retrieve=extend_schema(responses={200: LibraryNpcSerializer, 404: NOT_FOUND}),
+    create=extend_schema(
+        request=statblock.StatBlockSerializer,
+        responses={201: LibraryNpcSerializer, 400: BAD},
+        description="A stat block, validated as a character import is (an exported character "
+        "sheet is accepted as it is: its campaign, owner and pools are ignored).",
+    ),
+    update=extend_schema(
+        request=statblock.StatBlockSerializer,
+        responses={200: LibraryNpcSerializer, 400: BAD, 404: NOT_FOUND},
+    ),
+    partial_update=extend_schema(
+        request=statblock.StatBlockSerializer,
+        responses={200: LibraryNpcSerializer, 400: BAD, 404: NOT_FOUND},
+        description="The keys sent replace the stat block's; the result is validated whole.",
+    ),
+    destroy=extend_schema(responses={204: None, 404: NOT_FOUND}),
+)
+class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+    """The NPC library of the user calling: theirs alone."""
+
+    serializer_class = LibraryNpcSerializer
+
+    def get_queryset(self) -> QuerySet[LibraryNpc]:
+        if getattr(self, "swagger_fake_view", False):
+            return LibraryNpc.objects.none()
+        return LibraryNpc.objects.filter(owner=self.request.user)
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        sheet = _validated(request, request.data)
+        npc = _run(services.save_npc, owner=request.user, sheet=sheet)
+        return Response(LibraryNpcSerializer(npc).data, status=status.HTTP_201_CREATED)
+
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        npc = self.get_object()
+        data = request.data
+        if kwargs.get("partial"):
+            if not isinstance(data, dict):
+                raise ValidationError({"non_field_errors": ["A stat block is one JSON object."]})
+            data = {**services.full_sheet(npc), **data}
+        sheet = _validated(request, data)
+        npc = _run(services.save_npc, owner=request.user, sheet=sheet, npc=npc)
+        return Response(LibraryNpcSerializer(npc).data)
+
+    @extend_schema(request=None, responses={201: LibraryNpcSerializer, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def duplicate(self, request: Request, pk: str | None = None) -> Response:
+        """A copy of the stat block, named "<name> (copy)"."""
+        npc = _run(services.duplicate_npc, npc=self.get_object())
+        return Response(LibraryNpcSerializer(npc).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: LibraryNpcSerializer(many=True)})
+    @action(detail=False, methods=["post"], url_path="starter-set")
+    def starter_set(self, request: Request) -> Response:
+        """Add the starter stat blocks you do not have yet (town guard, thug, veteran, wolf);
+        answers with those added (none the second time)."""
+        added = services.add_starter_set(owner=request.user)
+        return Response(LibraryNpcSerializer(added, many=True).data)
+
+
+class GroupSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    npc = fields.PrimaryKeyRelatedField(queryset=LibraryNpc.objects.none())
+    npc_name = serializers.CharField(source="npc.name", read_only=True)
+    count = fields.IntegerField(min_value=1, max_value=MAX_COUNT, default=1)
+    hidden = fields.BooleanField(default=False)
+    on_alert = fields.BooleanField(default=False)
+
+    class Meta:
+        model = PreparedGroup
+        fields = ["npc", "npc_name", "count", "hidden", "on_alert"]
+
+    def get_fields(self) -> dict[str, Any]:
+        out = super().get_fields()
+        request = self.context.get("request")
+        if request is not None and request.user.is_authenticated:
+            out["npc"].queryset = LibraryNpc.objects.filter(owner=request.user)
+        return out
+
+
+class PreparedSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    name = fields.CharField(max_length=120)
+    notes = fields.CharField(allow_blank=True, required=False, default="")
+    expected = fields.PrimaryKeyRelatedField(
+        many=True, required=False, queryset=Character.objects.none()
+    )
+    groups = GroupSerializer(many=True, required=False)
+
+    class Meta:
+        model = PreparedEncounter
+        fields = ["id", "campaign", "name", "notes", "expected", "groups", "created_at"]
+        read_only_fields = ["id", "campaign", "created_at"]
+
+    def get_fields(self) -> dict[str, Any]:
+        out = super().get_fields()
+        campaign = self.context.get("campaign")
+        if campaign is not None:
+            out["expected"].child_relation.queryset = Character.objects.filter(
+                campaign=campaign, copied_from__isnull=True, fight_only=False
+            )
+        return out
+
+    def _groups(self, prepared: PreparedEncounter, groups: list[dict[str, Any]] | None) -> None:
+        if groups is None:
+            return
+        prepared.groups.all().delete()
+        PreparedGroup.objects.bulk_create(PreparedGroup(prepared=prepared, **g) for g in groups)
+
+    def create(self, validated_data: dict[str, Any]) -> PreparedEncounter:
+        groups = validated_data.pop("groups", [])
+        expected = validated_data.pop("expected", [])
+        with transaction.atomic():
+            prepared = PreparedEncounter.objects.create(
+                campaign=self.context["campaign"], **validated_data
+            )
+            prepared.expected.set(expected)
+            self._groups(prepared, groups)
+        return prepared
+
+    def update(self, instance: PreparedEncounter, validated_data: dict[str, Any]) -> Any:
+        groups = validated_data.pop("groups", None)
+        expected = validated_data.pop("expected", None)
+        with transaction.atomic():
+            for key, value in validated_data.items():
+                setattr(instance, key, value)
+            instance.save()
+            if expected is not None:
+                instance.expected.set(expected)
+            self._groups(instance, groups)
+        return instance
+
+
+class StartedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    encounter = serializers.IntegerField(help_text="The encounter created, with its participants.")
+    url = serializers.CharField(help_text="Its tracker page.")
+
+
+MATCHUPS_SCHEMA = {
+    "type": "object",
+    "description": "npc_attacks and character_attacks: one row per attacker, weapon and "
+    "defender, with cells[strike][defense] = {pvd, hit (of 100), second_hit (of 100), zones: "
+    "[{zone, protection, damage_per_hit, hits_to_bzf}]} for the least and the most armored "
+    "zone (docs/rules.md, 'The matchup table').",
+}
+
+
+class PreparedAccess:
+    request: Request
+    kwargs: dict[str, Any]
+
+    def _campaign(self) -> Campaign:
+        user = self.request.user
+        campaign = Campaign.objects.filter(pk=self.kwargs.get("campaign_pk"), gm_id=user.pk)
+        found = campaign.first() if user.is_authenticated else None
+        if found is None:
+            raise NotFound("No such campaign of yours.")
+        return found
+
+
+@extend_schema_view(
+    create=extend_schema(responses={201: PreparedSerializer, 400: BAD, 404: NOT_FOUND}),
+    list=extend_schema(responses={200: PreparedSerializer(many=True), 404: NOT_FOUND}),
+)
+class CampaignPreparedViewSet(
+    PreparedAccess,
+    mixins.ListModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,  # type: ignore[type-arg]
+):
+    """A campaign's prepared encounters: its GM's alone (players 404)."""
+
+    serializer_class = PreparedSerializer
+
+    def get_queryset(self) -> QuerySet[PreparedEncounter]:
+        if getattr(self, "swagger_fake_view", False):
+            return PreparedEncounter.objects.none()
+        return PreparedEncounter.objects.filter(campaign=self._campaign()).prefetch_related(
+            "expected", "groups__npc"
+        )
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()
+        if not getattr(self, "swagger_fake_view", False):
+            context["campaign"] = self._campaign()
+        return context
+
+
+@extend_schema_view(
+    retrieve=extend_schema(responses={200: PreparedSerializer, 404: NOT_FOUND}),
+    update=extend_schema(responses={200: PreparedSerializer, 400: BAD, 404: NOT_FOUND}),
+    partial_update=extend_schema(responses={200: PreparedSerializer, 400: BAD, 404: NOT_FOUND}),
+    destroy=extend_schema(responses={204: None, 404: NOT_FOUND}),
+)
+class PreparedViewSet(
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,  # type: ignore[type-arg]
+):
+    """One prepared encounter (its campaign's GM only), its start and its matchup table."""
+
+    serializer_class = PreparedSerializer
+
+    def get_queryset(self) -> QuerySet[PreparedEncounter]:
+        if getattr(self, "swagger_fake_view", False):
+            return PreparedEncounter.objects.none()
+        user = self.request.user
+        return PreparedEncounter.objects.filter(campaign__gm_id=user.pk).select_related("campaign")
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()
+        if self.kwargs.get("pk") and not getattr(self, "swagger_fake_view", False):
+            context["campaign"] = self.get_object().campaign
+        return context
+
+    @extend_schema(request=None, responses={201: StartedSerializer, 400: BAD, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str | None = None) -> Response:
+        """The one press at the table: creates the encounter with the expected characters and
+        the NPC groups (numbered copies), all or nothing."""
+        encounter = _run(services.start_prepared, prepared=self.get_object(), actor=request.user)
+        return Response(
+            {"encounter": encounter.pk, "url": encounter.get_absolute_url()},
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(responses={200: OpenApiResponse(response=MATCHUPS_SCHEMA), 404: NOT_FOUND})
+    @action(detail=True, methods=["get"])
+    def matchups(self, request: Request, pk: str | None = None) -> Response:
+        """The exact odds of every attacker and weapon against every expected defender, both
+        ways (NPCs against characters, characters against NPCs)."""
+        table = matchups.matchup_table(self.get_object())
+        return Response(matchups.table_as_dict(table))
+
+
+class PickSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    npc = fields.IntegerField(help_text="A library NPC of yours.")
+    count = fields.IntegerField(min_value=1, max_value=MAX_COUNT)
+
+
+class EncounterLibrarySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    picks = PickSerializer(many=True, min_length=1)
+    hidden = fields.BooleanField(default=False)
+    on_alert = fields.BooleanField(default=False)
+
+
+class AddedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    participants = serializers.ListField(child=serializers.IntegerField())
+    names = serializers.ListField(child=serializers.CharField())
+
+
+class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+    """Library NPCs into an encounter, in one step."""
+
+    serializer_class = EncounterLibrarySerializer
+
+    @extend_schema(
+        responses={
+            201: AddedSerializer,
+            400: BAD,
+            403: OpenApiResponse(description="Only the campaign's GM changes the encounter."),
+            404: NOT_FOUND,
+        }
+    )
+    def create(self, request: Request, encounter_pk: str) -> Response:
+        """``count`` copies of each picked library NPC join the fight, named "Thug 1",
+        "Thug 2"..., hidden and on alert if asked."""
+        try:
+            encounter = combat_access.get_encounter(request.user, int(encounter_pk), write=True)
+        except Exception as exc:
+            from django.core.exceptions import PermissionDenied as DjangoDenied
+
+            if isinstance(exc, DjangoDenied):
+                raise PermissionDenied(str(exc)) from exc
+            raise NotFound("No such encounter.") from exc
+        body = EncounterLibrarySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        mine = {n.pk: n for n in LibraryNpc.objects.filter(owner=request.user)}
+        picks = []
+        for index, pick in enumerate(data["picks"]):
+            npc = mine.get(pick["npc"])
+            if npc is None:
+                raise ValidationError({"picks": {index: {"npc": ["Not an NPC of your library."]}}})
+            picks.append(services.Pick(npc, pick["count"], data["hidden"], data["on_alert"]))
+        added = _run(
+            services.put_into_encounter, encounter=encounter, picks=picks, actor=request.user
+        )
+        return Response(
+            {"participants": [p.pk for p in added], "names": [p.character.name for p in added]},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+def register(router: Any) -> None:
+    """Add the preparation endpoints to the API router (config/api_urls.py)."""
+    router.register("library", LibraryViewSet, basename="library")
+    router.register(
+        r"campaigns/(?P<campaign_pk>\d+)/prepared", CampaignPreparedViewSet, basename="prepared"
+    )
+    router.register("prepared", PreparedViewSet, basename="prepared-encounter")
+    router.register(
+        r"encounters/(?P<encounter_pk>\d+)/library",
+        EncounterLibraryViewSet,
+        basename="encounter-library",
+    )

@@ -1,0 +1,320 @@
+"""The GM's preparation pages: the NPC library, prepared encounters, the matchup table, and
+putting library NPCs into an encounter. Every page is the GM's alone (prep/access.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+
+from combat import access as combat_access
+from combat import services as combat
+from prep import access, matchups, services, statblock
+from prep.forms import APTITUDE_LABELS, FormatError, NpcForm
+from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
+from prep.starter import STARTERS
+from sheets.views.characters import read_json_upload
+
+ERRORS = (services.PrepError, combat.CombatError)
+
+
+def _int(value: str | None, default: int = 0) -> int:
+    try:
+        return int((value or "").strip())
+    except ValueError:
+        return default
+
+
+# --- The library ------------------------------------------------------------------------------
+
+
+@login_required
+def library(request: HttpRequest) -> HttpResponse:
+    npcs = list(LibraryNpc.objects.filter(owner=request.user))
+    have = {n.starter for n in npcs}
+    campaigns = request.user.campaigns_run.all()  # type: ignore[union-attr]
+    return render(
+        request,
+        "prep/library.html",
+        {
+            "npcs": npcs,
+            "missing_starters": [s["name"] for k, s in STARTERS.items() if k not in have],
+            "campaigns": campaigns,
+        },
+    )
+
+
+@login_required
+@require_POST
+def starter_set(request: HttpRequest) -> HttpResponse:
+    added = services.add_starter_set(owner=request.user)  # type: ignore[arg-type]
+    if added:
+        messages.success(request, "Added: " + ", ".join(n.name for n in added) + ".")
+    else:
+        messages.info(request, "You have the whole starter set already.")
+    return redirect("prep:library")
+
+
+def _npc_form(request: HttpRequest, npc: LibraryNpc | None) -> HttpResponse:
+    before = services.full_sheet(npc) if npc else {}
+    errors: list[str] = []
+    if request.method == "POST":
+        form = NpcForm(request.POST)
+        if form.is_valid():
+            try:
+                document = form.document(before)
+            except FormatError as exc:
+                errors.append(str(exc))
+            else:
+                sheet, problems = statblock.validate(document, request=request)
+                if sheet is None:
+                    errors.extend(statblock.error_lines(problems))
+                else:
+                    try:
+                        npc = services.save_npc(owner=request.user, sheet=sheet, npc=npc)  # type: ignore[arg-type]
+                    except services.PrepError as exc:
+                        errors.append(str(exc))
+                    else:
+                        messages.success(request, f"{npc.name} saved.")
+                        return redirect("prep:library")
+    else:
+        form = NpcForm(initial=NpcForm.initial_from(before)) if npc else NpcForm()
+    status = 422 if errors or form.errors else 200
+    context = {"form": form, "npc": npc, "errors": errors, "aptitudes": APTITUDE_LABELS}
+    return render(request, "prep/npc_form.html", context, status=status)
+
+
+@login_required
+def npc_create(request: HttpRequest) -> HttpResponse:
+    return _npc_form(request, None)
+
+
+@login_required
+def npc_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    return _npc_form(request, access.get_npc(request.user, pk))
+
+
+@login_required
+@require_POST
+def npc_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
+    npc = access.get_npc(request.user, pk)
+    try:
+        copy = services.duplicate_npc(npc=npc)
+    except services.PrepError as exc:
+        messages.error(request, str(exc))
+        return redirect("prep:library")
+    messages.success(request, f"{copy.name} added.")
+    return redirect(copy)
+
+
+@login_required
+@require_POST
+def npc_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    npc = access.get_npc(request.user, pk)
+    npc.delete()
+    messages.success(request, f"{npc.name} deleted from your library.")
+    return redirect("prep:library")
+
+
+@login_required
+def npc_export(request: HttpRequest, pk: int) -> HttpResponse:
+    npc = access.get_npc(request.user, pk)
+    response = JsonResponse(services.full_sheet(npc), json_dumps_params={"indent": 2})
+    slug = slugify(npc.name) or "npc"
+    response["Content-Disposition"] = f'attachment; filename="{slug}.json"'
+    return response
+
+
+@login_required
+def npc_import(request: HttpRequest) -> HttpResponse:
+    """A stat block from a JSON file: the library's own export, or any exported character
+    sheet (its campaign, owner and current pools are ignored). All or nothing."""
+    errors: list[str] = []
+    if request.method == "POST":
+        data, errors = read_json_upload(request, what="an NPC stat block")
+        if data is not None and not isinstance(data, dict):
+            errors.append("The file must hold one stat block (a JSON object).")
+        elif data is not None:
+            sheet, problems = statblock.validate(data, request=request)
+            if sheet is None:
+                errors.extend(statblock.error_lines(problems))
+            else:
+                try:
+                    npc = services.save_npc(owner=request.user, sheet=sheet)  # type: ignore[arg-type]
+                except services.PrepError as exc:
+                    errors.append(str(exc))
+                else:
+                    messages.success(request, f"{npc.name} imported into your library.")
+                    return redirect("prep:library")
+    return render(
+        request, "prep/npc_import.html", {"errors": errors}, status=422 if errors else 200
+    )
+
+
+# --- Prepared encounters ----------------------------------------------------------------------
+
+
+@login_required
+def prepared_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    campaign = access.get_campaign_run_by(request.user, campaign_pk)
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()
+        if not name:
+            messages.error(request, "Give the prepared encounter a name.")
+            return redirect("prep:prepared_list", campaign_pk)
+        prepared = PreparedEncounter.objects.create(campaign=campaign, name=name[:120])
+        return redirect(prepared)
+    prepared = campaign.prepared_encounters.prefetch_related("groups__npc", "expected")  # type: ignore[attr-defined]
+    return render(request, "prep/prepared_list.html", {"campaign": campaign, "prepared": prepared})
+
+
+def _prepared_context(request: HttpRequest, prepared: PreparedEncounter) -> dict[str, Any]:
+    expected = set(prepared.expected.values_list("pk", flat=True))
+    return {
+        "prepared": prepared,
+        "campaign": prepared.campaign,
+        "groups": list(prepared.groups.select_related("npc")),
+        "characters": [
+            (c, c.pk in expected)
+            for c in prepared.campaign.characters.filter(copied_from__isnull=True, fight_only=False)
+        ],
+        "npcs": LibraryNpc.objects.filter(owner=request.user),
+        "max_count": MAX_COUNT,
+    }
+
+
+@login_required
+def prepared_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    prepared = access.get_prepared(request.user, pk)
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()
+        if not name:
+            messages.error(request, "Give the prepared encounter a name.")
+            return redirect(prepared)
+        chosen = {_int(v) for v in request.POST.getlist("expected")}
+        characters = list(prepared.campaign.characters.filter(pk__in=chosen))
+        with transaction.atomic():
+            prepared.name = name[:120]
+            prepared.notes = request.POST.get("notes", "")
+            prepared.save()
+            prepared.expected.set(characters)
+        messages.success(request, "Saved.")
+        return redirect(prepared)
+    return render(request, "prep/prepared_detail.html", _prepared_context(request, prepared))
+
+
+@login_required
+@require_POST
+def group_add(request: HttpRequest, pk: int) -> HttpResponse:
+    prepared = access.get_prepared(request.user, pk)
+    npc = LibraryNpc.objects.filter(owner=request.user, pk=_int(request.POST.get("npc"))).first()
+    count = _int(request.POST.get("count"), 1)
+    if npc is None:
+        messages.error(request, "Choose an NPC of your library.")
+    elif not 1 <= count <= MAX_COUNT:
+        messages.error(request, f"How many: 1 to {MAX_COUNT}.")
+    else:
+        PreparedGroup.objects.create(
+            prepared=prepared,
+            npc=npc,
+            count=count,
+            hidden=bool(request.POST.get("hidden")),
+            on_alert=bool(request.POST.get("on_alert")),
+        )
+    return redirect(prepared)
+
+
+@login_required
+@require_POST
+def group_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    group = access.get_group(request.user, pk)
+    group.delete()
+    return redirect(group.prepared)
+
+
+@login_required
+@require_POST
+def prepared_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    prepared = access.get_prepared(request.user, pk)
+    campaign_pk = prepared.campaign_id
+    prepared.delete()
+    messages.success(request, f"{prepared.name} deleted.")
+    return redirect("prep:prepared_list", campaign_pk)
+
+
+@login_required
+@require_POST
+def prepared_start(request: HttpRequest, pk: int) -> HttpResponse:
+    prepared = access.get_prepared(request.user, pk)
+    try:
+        encounter = services.start_prepared(prepared=prepared, actor=request.user)
+    except ERRORS as exc:
+        messages.error(request, str(exc))
+        return redirect(prepared)
+    return redirect(encounter)
+
+
+@login_required
+def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
+    prepared = access.get_prepared(request.user, pk)
+    table = matchups.matchup_table(prepared)
+    return render(
+        request,
+        "prep/matchups.html",
+        {
+            "prepared": prepared,
+            "campaign": prepared.campaign,
+            "table": table,
+            "sections": [
+                ("NPCs attack the characters", table.npc_attacks, "npc-attacks"),
+                ("The characters attack the NPCs", table.character_attacks, "character-attacks"),
+            ],
+        },
+    )
+
+
+# --- Library NPCs into a running or new encounter ----------------------------------------------
+
+
+@login_required
+def encounter_add(request: HttpRequest, pk: int) -> HttpResponse:
+    """Pick library NPCs and counts, hidden or not, on alert or not: one submit adds them all
+    to the encounter, numbered."""
+    encounter = combat_access.get_encounter(request.user, pk, write=True)
+    npcs = list(LibraryNpc.objects.filter(owner=request.user))
+    if request.method == "POST":
+        picks = []
+        for npc in npcs:
+            n = _int(request.POST.get(f"count-{npc.pk}"))
+            if n:
+                picks.append(
+                    services.Pick(
+                        npc,
+                        n,
+                        hidden=bool(request.POST.get("hidden")),
+                        on_alert=bool(request.POST.get("on_alert")),
+                    )
+                )
+        try:
+            if any(not 1 <= p.count <= MAX_COUNT for p in picks):
+                raise services.PrepError(f"How many of each: 0 to {MAX_COUNT}.")
+            services.put_into_encounter(encounter=encounter, picks=picks, actor=request.user)
+        except PermissionDenied:
+            raise
+        except ERRORS as exc:
+            messages.error(request, str(exc))
+            return redirect("prep:encounter_add", pk)
+        messages.success(request, "Added to the fight.")
+        return redirect(encounter)
+    return render(
+        request,
+        "prep/encounter_add.html",
+        {"encounter": encounter, "npcs": npcs, "max_count": MAX_COUNT},
+    )
