@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from prep import services, statblock, starter
+from prep import services, starter, statblock
 from prep.models import LibraryNpc
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 
@@ -144,7 +144,10 @@ def test_import_takes_an_exported_character_sheet_and_the_library_export(prep):
         ('{"name": "X", "foc": 9}', "foc: Ensure this value is less than or equal to 5."),
         ('{"name": "X", "weight": 10}', "weight: Under 14 lb"),
         ('{"name": "X", "zones": []}', "A stat block needs at least one body zone."),
-        ('{"name": "X", "weapons": [{"name": "W", "category": "I", "dmg": 3, "dmg_max": 2}]}', "DMG"),
+        (
+            '{"name": "X", "weapons": [{"name": "W", "category": "I", "dmg": 3, "dmg_max": 2}]}',
+            "DMG",
+        ),
         ('{"foc": 2}', "name: This field is required."),
         ('{"name": "X", "foc": "2"}', "foc: Must be a whole number"),
         ("[" * 40 + "]" * 40, "nested far too deeply"),

@@ -1,0 +1,219 @@
+"""Prepared encounters: built ahead, started with one press; library NPCs into a fight in one
+step; the sheets made for a fight go with it; only the GM sees any of it."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from combat import services as combat
+from combat.models import Encounter, Participant
+from prep import services
+from prep.models import FightSheet, PreparedEncounter, PreparedGroup
+from sheets.models import Character
+
+pytestmark = pytest.mark.django_db
+
+
+def _fight(encounter: Encounter) -> list[tuple[str, bool, bool]]:
+    return [
+        (p.character.name, p.hidden, p.on_alert)
+        for p in encounter.participants.select_related("character").order_by("position")
+    ]
+
+
+def test_one_press_starts_the_prepared_encounter_with_its_participants(prep):
+    response = prep.client("gm").post(reverse("prep:prepared_start", args=[prep.prepared.pk]))
+    encounter = Encounter.objects.get(campaign=prep.campaign)
+    assert response.status_code == 302 and response["Location"] == encounter.get_absolute_url()
+    assert encounter.name == "Ambush at the ford"
+    assert encounter.status == Encounter.Status.PREPARING
+    assert _fight(encounter) == [
+        ("Farmhand", False, False),
+        ("Ysolde Varr", False, False),
+        ("Thug 1", True, True),
+        ("Thug 2", True, True),
+        ("Veteran 1", False, False),
+    ]
+    # The copies are the tracker's own NPC copies (copied_from a template sheet), each its
+    # own sheet with the stat block's numbers, and every sheet made is tied to this fight.
+    thug1 = Character.objects.get(name="Thug 1")
+    assert thug1.copied_from.name == "Thug" and thug1.is_npc and not thug1.revealed
+    assert thug1.fight_only and thug1.copied_from.fight_only
+    assert (thug1.vgr, thug1.bzf, thug1.vitality) == (4, 13, 1 + 2 + 4)
+    assert [(w.name, w.dmg) for w in thug1.weapons.all()] == [("Hatchet", 4)]
+    assert thug1.zones.get(name="chest").arm == 1
+    assert FightSheet.objects.filter(encounter=encounter).count() == 2 + 3
+    # The prepared encounter stays: it can be started again another night.
+    assert PreparedEncounter.objects.filter(pk=prep.prepared.pk).exists()
+    # The tracker can run it: initiative for everyone, then the fight.
+    combat.start_encounter(encounter=encounter, actor=prep.gm)
+
+
+def test_the_campaign_page_folds_fight_sheets_and_players_never_see_hidden_ones(prep):
+    services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+    gm_page = prep.client("gm").get(prep.campaign.get_absolute_url()).content.decode()
+    cast = gm_page.split('data-testid="fight-copies"')[0]
+    assert "Thug 1" not in cast and "Veteran 1" not in cast
+    assert "Thug 1" in gm_page and "Veteran 1" in gm_page
+    player_page = prep.client("player").get(prep.campaign.get_absolute_url()).content.decode()
+    assert "Thug" not in player_page
+    thug1 = Character.objects.get(name="Thug 1")
+    assert prep.client("player").get(thug1.get_absolute_url()).status_code == 404
+
+
+def test_deleting_the_encounter_deletes_its_sheets_finishing_keeps_them(prep):
+    encounter = services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+    other = services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+    made = set(FightSheet.objects.filter(encounter=encounter).values_list("character", flat=True))
+    combat.start_encounter(encounter=encounter, actor=prep.gm)
+    combat.finish_encounter(encounter=encounter, actor=prep.gm)
+    assert Character.objects.filter(pk__in=made).count() == len(made) == 5
+    combat.delete_encounter(encounter=Encounter.objects.get(pk=encounter.pk), actor=prep.gm)
+    assert not Character.objects.filter(pk__in=made).exists()
+    assert not FightSheet.objects.filter(encounter_id=encounter.pk).exists()
+    # The other fight's sheets, and the campaign's own characters, are untouched.
+    assert FightSheet.objects.filter(encounter=other).count() == 5
+    assert Character.objects.filter(pk__in=[prep.ysolde.pk, prep.farmhand.pk]).count() == 2
+    assert Participant.objects.filter(encounter=other).count() == 5
+
+
+def test_library_npcs_into_an_encounter_in_one_step(prep):
+    encounter, _ = combat.create_encounter(campaign=prep.campaign, name="Brawl", actor=prep.gm)
+    combat.add_participants(encounter=encounter, characters=[prep.ysolde], actor=prep.gm)
+    client = prep.client("gm")
+    url = reverse("prep:encounter_add", args=[encounter.pk])
+    page = client.get(url).content.decode()
+    assert "Town Guard" in page and "Wolf" in page
+    data = {
+        f"count-{prep.library['wolf'].pk}": "3",
+        f"count-{prep.library['thug'].pk}": "1",
+        f"count-{prep.library['veteran'].pk}": "0",
+        "on_alert": "1",
+    }
+    assert client.post(url, data).status_code == 302
+    assert _fight(encounter) == [
+        ("Ysolde Varr", False, False),
+        ("Thug 1", False, True),
+        ("Wolf 1", False, True),
+        ("Wolf 2", False, True),
+        ("Wolf 3", False, True),
+    ]
+    wolf = Character.objects.get(name="Wolf 1")
+    assert [z.name for z in wolf.zones.all()] == [
+        "head",
+        "neck",
+        "body",
+        "forelegs",
+        "hind legs",
+        "tail",
+    ]
+    # Numbering goes on from the fight's own names.
+    client.post(url, {f"count-{prep.library['wolf'].pk}": "1"})
+    assert "Wolf 4" in [name for name, *_ in _fight(encounter)]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [({}, "Pick at least one NPC."), ({"count": "21"}, "How many of each: 0 to 20.")],
+)
+def test_a_bad_pick_adds_nothing(prep, data, message):
+    encounter, _ = combat.create_encounter(campaign=prep.campaign, name="Brawl", actor=prep.gm)
+    body = {f"count-{prep.library['wolf'].pk}": data["count"]} if "count" in data else {}
+    url = reverse("prep:encounter_add", args=[encounter.pk])
+    response = prep.client("gm").post(url, body, follow=True)
+    assert message in response.content.decode()
+    assert not encounter.participants.exists()
+    assert not Character.objects.filter(fight_only=True).exists()
+
+
+def test_a_finished_fight_takes_no_library_npcs_and_nothing_is_left_behind(prep):
+    encounter = services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+    combat.start_encounter(encounter=encounter, actor=prep.gm)
+    combat.finish_encounter(encounter=encounter, actor=prep.gm)
+    before = Character.objects.count()
+    url = reverse("prep:encounter_add", args=[encounter.pk])
+    response = prep.client("gm").post(url, {f"count-{prep.library['wolf'].pk}": "2"}, follow=True)
+    assert "This encounter is over." in response.content.decode()
+    assert Character.objects.count() == before
+
+
+def test_the_prepared_page_edits_groups_and_expected_characters(prep):
+    client = prep.client("gm")
+    url = prep.prepared.get_absolute_url()
+    client.post(
+        reverse("prep:group_add", args=[prep.prepared.pk]),
+        {"npc": prep.library["wolf"].pk, "count": "4", "hidden": "1"},
+    )
+    wolf = prep.prepared.groups.get(npc=prep.library["wolf"])
+    assert (wolf.count, wolf.hidden, wolf.on_alert) == (4, True, False)
+    client.post(url, {"name": "Wolves", "notes": "at dusk", "expected": [str(prep.ysolde.pk)]})
+    prep.prepared.refresh_from_db()
+    assert prep.prepared.name == "Wolves" and prep.prepared.notes == "at dusk"
+    assert list(prep.prepared.expected.all()) == [prep.ysolde]
+    client.post(reverse("prep:group_delete", args=[wolf.pk]))
+    assert not PreparedGroup.objects.filter(pk=wolf.pk).exists()
+    # Another GM's NPC or a count out of range adds no group.
+    other = services.add_starter_set(owner=prep.other_gm)[0]
+    for body in ({"npc": other.pk, "count": "1"}, {"npc": prep.library["wolf"].pk, "count": "0"}):
+        client.post(reverse("prep:group_add", args=[prep.prepared.pk]), body)
+    assert prep.prepared.groups.count() == 2
+    # A character of another campaign cannot be expected.
+    elsewhere = Character.objects.create(
+        campaign=prep.other_gm.campaigns_run.get(), owner=prep.other_gm, name="Stranger"
+    )
+    client.post(url, {"name": "Wolves", "expected": [str(elsewhere.pk)]})
+    assert not prep.prepared.expected.exists()
+    client.post(reverse("prep:prepared_delete", args=[prep.prepared.pk]))
+    assert not PreparedEncounter.objects.filter(pk=prep.prepared.pk).exists()
+
+
+def test_the_gm_finds_it_from_the_campaign_and_encounter_pages(prep):
+    client = prep.client("gm")
+    campaign_page = client.get(prep.campaign.get_absolute_url()).content.decode()
+    assert reverse("prep:prepared_list", args=[prep.campaign.pk]) in campaign_page
+    assert reverse("prep:library") in client.get(reverse("sheets:dashboard")).content.decode()
+    listing = client.get(reverse("combat:encounter_list", args=[prep.campaign.pk]))
+    assert reverse("prep:prepared_list", args=[prep.campaign.pk]) in listing.content.decode()
+    encounter = services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+    tracker = client.get(encounter.get_absolute_url()).content.decode()
+    assert reverse("prep:encounter_add", args=[encounter.pk]) in tracker
+    player = prep.client("player")
+    assert "prep-section" not in player.get(prep.campaign.get_absolute_url()).content.decode()
+    assert reverse("prep:encounter_add", args=[encounter.pk]) not in (
+        player.get(encounter.get_absolute_url()).content.decode()
+    )
+
+
+@pytest.mark.parametrize("role", ["player", "other_player", "outsider", "other_gm"])
+def test_nobody_but_the_gm_sees_or_starts_a_prepared_encounter(prep, role):
+    client = prep.client(role)
+    pk, group = prep.prepared.pk, prep.prepared.groups.first()
+    for name, method, arg in [
+        ("prep:prepared_list", "get", prep.campaign.pk),
+        ("prep:prepared_list", "post", prep.campaign.pk),
+        ("prep:prepared_detail", "get", pk),
+        ("prep:prepared_detail", "post", pk),
+        ("prep:prepared_matchups", "get", pk),
+        ("prep:prepared_start", "post", pk),
+        ("prep:prepared_delete", "post", pk),
+        ("prep:group_add", "post", pk),
+        ("prep:group_delete", "post", group.pk),
+    ]:
+        response = getattr(client, method)(reverse(name, args=[arg]), {"name": "x"})
+        assert response.status_code == 404, (name, method)
+    assert not Encounter.objects.exists()
+    assert PreparedEncounter.objects.get(pk=pk).name == "Ambush at the ford"
+    assert prep.prepared.groups.count() == 2
+
+
+def test_players_cannot_put_library_npcs_into_a_fight(prep):
+    encounter, _ = combat.create_encounter(campaign=prep.campaign, name="Brawl", actor=prep.gm)
+    url = reverse("prep:encounter_add", args=[encounter.pk])
+    body = {f"count-{prep.library['wolf'].pk}": "1"}
+    assert prep.client("player").post(url, body).status_code == 403
+    assert prep.client("player").get(url).status_code == 403
+    assert prep.client("outsider").post(url, body).status_code == 404
+    # Another GM cannot use their own library in this GM's fight either.
+    assert prep.client("other_gm").post(url, body).status_code == 404
+    assert not encounter.participants.exists()
