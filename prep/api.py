@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -322,14 +322,8 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
     def create(self, request: Request, encounter_pk: str) -> Response:
         """``count`` copies of each picked library NPC join the fight, named "Thug 1",
         "Thug 2"..., hidden and on alert if asked."""
-        try:
-            encounter = combat_access.get_encounter(request.user, int(encounter_pk), write=True)
-        except Exception as exc:
-            from django.core.exceptions import PermissionDenied as DjangoDenied
-
-            if isinstance(exc, DjangoDenied):
-                raise PermissionDenied(str(exc)) from exc
-            raise NotFound("No such encounter.") from exc
+        # Outsiders 404, players 403 (DRF turns Django's Http404 and PermissionDenied into them).
+        encounter = combat_access.get_encounter(request.user, int(encounter_pk), write=True)
         body = EncounterLibrarySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

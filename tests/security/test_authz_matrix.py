@@ -109,6 +109,8 @@ MEMBERS = who(player=OK, owner=OK, gm=OK)
 GM = who(player=403, owner=403, gm=OK)
 #: The character's player and the GM; another player of the campaign may only look.
 OWNER_OR_GM = who(player=403, owner=OK, gm=OK)
+#: The GM's preparation (their NPC library, prepared encounters): players never see it.
+GM_ALONE = who(player=404, owner=404, gm=OK)
 
 
 # --- The table every cell starts from --------------------------------------------------------
@@ -382,6 +384,44 @@ def ysolde_prone(w: World) -> dict[str, Any]:
     return ysolde_conditions(w)
 
 
+def library_npc(w: World) -> dict[str, Any]:
+    """The GM's library: the starter set; the URL points at its thug."""
+    from prep import services as prep
+
+    prep.add_starter_set(owner=w.gm)
+    return {"pk": _gm_npc(w)}
+
+
+def library_ready(w: World) -> dict[str, Any]:
+    """The GM's library holds the starter set (the URL stays the entry's)."""
+    library_npc(w)
+    return {}
+
+
+def _gm_npc(w: World) -> int:
+    from prep.models import LibraryNpc
+
+    return LibraryNpc.objects.get(owner=w.gm, starter="thug").pk
+
+
+def prepared_encounter(w: World) -> dict[str, Any]:
+    """A prepared encounter of the Sunken Keep: two thugs against Ysolde."""
+    from prep.models import PreparedEncounter
+
+    library_npc(w)
+    prepared = PreparedEncounter.objects.create(campaign=w.campaign, name="Ford")
+    prepared.expected.set([w.ysolde])
+    prepared.groups.create(npc_id=_gm_npc(w), count=2, hidden=True)
+    return {"pk": prepared.pk}
+
+
+def prepared_group(w: World) -> dict[str, Any]:
+    from prep.models import PreparedGroup
+
+    prepared_encounter(w)
+    return {"pk": PreparedGroup.objects.get(npc_id=_gm_npc(w)).pk}
+
+
 def no_such_object(w: World) -> dict[str, Any]:
     # Replaced by the cell's setup; a reverse() without it would point nowhere.
     return {"pk": 999_999}
@@ -389,6 +429,14 @@ def no_such_object(w: World) -> dict[str, Any]:
 
 NEW_PASSWORD = "another-horse-battery-9"
 FIGHTER = {"foc": 2, "spd": 2, "skl": 2, "vgr": 2, "nrv": 2, "chr": 2, "svy": 2}
+NPC_FORM = {
+    "name": "Bandit",
+    **{k: str(v) for k, v in FIGHTER.items()},
+    "weight": "160",
+    "disciplines": "Melee Combat 1",
+    "weapons": "Hatchet",
+    "zones": "head\nchest: Leather",
+}
 WIZARD_BUILD = {
     "name": "Brannoc",
     "method": "2d6",
@@ -660,6 +708,87 @@ MATRIX: dict[str, Entry] = {
     "api:webhook-rotate-secret": entry(no_such_webhook, post=Rule(GM, setup=webhook)),
     "api:webhook-deliveries": entry(no_such_webhook, get=Rule(GM, setup=webhook)),
     "api:webhook-send-again": entry(no_such_delivery, post=Rule(GM, setup=webhook_delivery)),
+    # --- The GM's preparation (prep): their own library, their prepared encounters -------------
+    "prep:library": entry(nowhere, get=Rule(LOGGED_IN)),
+    "prep:starter_set": entry(nowhere, post=Rule(LOGGED_IN)),
+    "prep:npc_create": entry(nowhere, get=Rule(LOGGED_IN), post=Rule(LOGGED_IN, body=NPC_FORM)),
+    "prep:npc_import": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        post=Rule(LOGGED_IN, body={"text": json.dumps({"name": "Imported", **FIGHTER})}),
+    ),
+    "prep:npc_edit": entry(
+        no_such_object,
+        get=Rule(GM_ALONE, setup=library_npc),
+        post=Rule(GM_ALONE, body=NPC_FORM, setup=library_npc),
+    ),
+    "prep:npc_export": entry(no_such_object, get=Rule(GM_ALONE, setup=library_npc)),
+    "prep:npc_duplicate": entry(no_such_object, post=Rule(GM_ALONE, setup=library_npc)),
+    "prep:npc_delete": entry(no_such_object, post=Rule(GM_ALONE, setup=library_npc)),
+    "prep:prepared_list": entry(
+        campaign_pk, get=Rule(GM_ALONE), post=Rule(GM_ALONE, body={"name": "Wolves"})
+    ),
+    "prep:prepared_detail": entry(
+        no_such_object,
+        get=Rule(GM_ALONE, setup=prepared_encounter),
+        post=Rule(GM_ALONE, body={"name": "Renamed"}, setup=prepared_encounter),
+    ),
+    "prep:prepared_matchups": entry(no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)),
+    "prep:prepared_start": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)),
+    "prep:prepared_delete": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)),
+    "prep:group_add": entry(
+        no_such_object,
+        post=Rule(
+            GM_ALONE,
+            body=lambda w: {"npc": _gm_npc(w), "count": "3"},
+            setup=prepared_encounter,
+        ),
+    ),
+    "prep:group_delete": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_group)),
+    # The encounter's players may look at the fight, not add to it (403).
+    "prep:encounter_add": entry(
+        encounter,
+        get=Rule(GM, setup=library_ready),
+        post=Rule(GM, body=lambda w: {f"count-{_gm_npc(w)}": "2"}, setup=library_ready),
+    ),
+    "api:library-list": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        post=Rule(LOGGED_IN, body={"name": "Imported", **FIGHTER}),
+    ),
+    "api:library-detail": entry(
+        no_such_object,
+        get=Rule(GM_ALONE, setup=library_npc),
+        put=Rule(GM_ALONE, body={"name": "Renamed", **FIGHTER}, setup=library_npc),
+        patch=Rule(GM_ALONE, body={"name": "Renamed"}, setup=library_npc),
+        delete=Rule(GM_ALONE, setup=library_npc),
+    ),
+    "api:library-duplicate": entry(no_such_object, post=Rule(GM_ALONE, setup=library_npc)),
+    "api:library-starter-set": entry(nowhere, post=Rule(LOGGED_IN)),
+    "api:prepared-list": entry(
+        campaign_pk, get=Rule(GM_ALONE), post=Rule(GM_ALONE, body={"name": "Wolves"})
+    ),
+    "api:prepared-encounter-detail": entry(
+        no_such_object,
+        get=Rule(GM_ALONE, setup=prepared_encounter),
+        put=Rule(GM_ALONE, body={"name": "Renamed"}, setup=prepared_encounter),
+        patch=Rule(GM_ALONE, body={"notes": "at dusk"}, setup=prepared_encounter),
+        delete=Rule(GM_ALONE, setup=prepared_encounter),
+    ),
+    "api:prepared-encounter-start": entry(
+        no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)
+    ),
+    "api:prepared-encounter-matchups": entry(
+        no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)
+    ),
+    "api:encounter-library-list": entry(
+        lambda w: {"encounter_pk": w.encounter.pk},
+        post=Rule(
+            GM,
+            body=lambda w: {"picks": [{"npc": _gm_npc(w), "count": 2}], "hidden": True},
+            setup=library_ready,
+        ),
+    ),
     # --- Campaigns (API) --------------------------------------------------------------------
     "api:campaign-list": entry(
         nowhere, get=Rule(LOGGED_IN), post=Rule(LOGGED_IN, body={"name": "Brand new"})
