@@ -95,7 +95,11 @@ class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         if kwargs.get("partial"):
             if not isinstance(data, dict):
                 raise ValidationError({"non_field_errors": ["A stat block is one JSON object."]})
-            data = {**services.full_sheet(npc), **data}
+            before = services.full_sheet(npc)
+            if "weight" in data and "bzf" not in data and not before.get("bzf_rolled"):
+                # As on a sheet: a new weight sets BZF (weight / 14) unless BZF was rolled.
+                before.pop("bzf", None)
+            data = {**before, **data}
         sheet = _validated(request, data)
         npc = _run(services.save_npc, owner=request.user, sheet=sheet, npc=npc)
         return Response(LibraryNpcSerializer(npc).data)
