@@ -21,6 +21,7 @@ from combat import services as combat
 from prep import matchups, services, statblock
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets import fields
+from sheets.ids import parse_id
 from sheets.models import Campaign, Character
 
 NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
@@ -211,8 +212,9 @@ class PreparedAccess:
 
     def _campaign(self) -> Campaign:
         user = self.request.user
-        campaign = Campaign.objects.filter(pk=self.kwargs.get("campaign_pk"), gm_id=user.pk)
-        found = campaign.first() if user.is_authenticated else None
+        pk = parse_id(str(self.kwargs.get("campaign_pk")))
+        campaign = Campaign.objects.filter(pk=pk, gm_id=user.pk)
+        found = campaign.first() if user.is_authenticated and pk is not None else None
         if found is None:
             raise NotFound("No such campaign of yours.")
         return found
@@ -327,7 +329,10 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
         """``count`` copies of each picked library NPC join the fight, named "Thug 1",
         "Thug 2"..., hidden and on alert if asked."""
         # Outsiders 404, players 403 (DRF turns Django's Http404 and PermissionDenied into them).
-        encounter = combat_access.get_encounter(request.user, int(encounter_pk), write=True)
+        pk = parse_id(encounter_pk)
+        if pk is None:
+            raise NotFound("No such encounter.")
+        encounter = combat_access.get_encounter(request.user, pk, write=True)
         body = EncounterLibrarySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

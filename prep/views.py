@@ -20,16 +20,16 @@ from prep import access, matchups, services, statblock
 from prep.forms import APTITUDE_LABELS, FormatError, NpcForm
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
 from prep.starter import STARTERS
+from sheets.ids import parse_id
 from sheets.views.characters import read_json_upload
 
 ERRORS = (services.PrepError, combat.CombatError)
 
 
 def _int(value: str | None, default: int = 0) -> int:
-    try:
-        return int((value or "").strip())
-    except ValueError:
-        return default
+    """A whole number typed into a form (ASCII digits only, sheets/ids.py), else ``default``."""
+    parsed = parse_id((value or "").strip())
+    return default if parsed is None else parsed
 
 
 # --- The library ------------------------------------------------------------------------------
