@@ -107,6 +107,11 @@ class DemoTable:
             ("record_", "encounter"),
             ("webhook", "webhook"),
             ("delivery", "webhook"),
+            ("npc_", "npc"),
+            ("library-", "npc"),
+            ("group_delete", "group"),
+            ("group_add", "prepared"),
+            ("prepared", "prepared"),
         ):
             if name.startswith(prefix):
                 return self.ids[key]
@@ -134,7 +139,16 @@ def demo_table() -> DemoTable:
     delivery = WebhookDelivery.objects.create(
         endpoint=hook, event_type="roll.resolved", webhook_id="msg_walk", payload={"a": 1}
     )
+    from prep import services as prep_services
+    from prep.models import PreparedEncounter
+
+    npc = prep_services.add_starter_set(owner=users["gm"])[0]
+    prepared = PreparedEncounter.objects.create(campaign=campaign, name="Ford")
+    group = prepared.groups.create(npc=npc, count=2)
     ids = {
+        "npc": npc.pk,
+        "prepared": prepared.pk,
+        "group": group.pk,
         "campaign": campaign.pk,
         "character": character.pk,
         "discipline": character.disciplines.first().pk,
