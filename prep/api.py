@@ -113,7 +113,7 @@ class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         return Response(LibraryNpcSerializer(npc).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: LibraryNpcSerializer(many=True)})
-    @action(detail=False, methods=["post"], url_path="starter-set")
+    @action(detail=False, methods=["post"], url_path="starter-set", pagination_class=None)
     def starter_set(self, request: Request) -> Response:
         """Add the starter stat blocks you do not have yet (town guard, thug, veteran, wolf);
         answers with those added (none the second time)."""
