@@ -2,10 +2,9 @@
 the library, an NPC from the one-screen form, a prepared encounter with NPC groups and the
 expected characters, its matchup table, and the one press that starts it and opens the
 tracker. Every page passes axe-core, with nothing wider than the screen and no control under
-24 px (the checks of test_table_ready.py). Screenshots go to $PREP_SHOTS when it is set.
-
-Issue 16's conditions (a maneuver's condition on the player's phone, expiring on time) are
-not part of this file: they were not on main when it was written."""
+24 px (the checks of test_table_ready.py). Then the prepared fight at the table: the GM's thug
+throws Ysolde, her player's phone shows her prone, and it ends, live, as her next turn
+begins. Screenshots go to $PREP_SHOTS when it is set."""
 
 from __future__ import annotations
 
@@ -15,8 +14,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from combat.models import Encounter
+from combat.models import Declaration, Encounter, Participant
+from prep import services as prep
 from prep.models import LibraryNpc, PreparedEncounter
+from tests.browser.test_live_encounter import a_hitting_roll
 from tests.browser.test_table_ready import LAPTOP, PHONE, check_page, open_as
 from tests.security.pages import demo_table
 
@@ -131,3 +132,75 @@ def test_players_never_reach_the_library(asgi_server, browser, table):
     expect(page.get_by_test_id("prep-section")).to_have_count(0)
     response = page.goto(f"{asgi_server.url}/campaigns/{table.campaign.pk}/prepared/")
     assert response is not None and response.status == 404
+
+
+def test_a_prepared_fight_runs_its_conditions_on_the_players_phone(asgi_server, browser, table):
+    """Prepared ahead (the thug from the starter set against Ysolde), started with one press,
+    then a throw: "Prone" shows on Alice's phone and ends as Ysolde's next turn begins."""
+    base = asgi_server.url
+    prep.add_starter_set(owner=table.gm)
+    prepared = PreparedEncounter.objects.create(campaign=table.campaign, name="Thug at the gate")
+    prepared.expected.set([table.character])
+    prepared.groups.create(npc=LibraryNpc.objects.get(owner=table.gm, starter="thug"), count=1)
+
+    gm = open_as(browser, base, "gm", LAPTOP)
+    gm.goto(f"{base}/prepared/{prepared.pk}/")
+    gm.get_by_test_id("matchups-link").click()
+    thug_rows = gm.get_by_test_id("npc-attacks").first
+    expect(thug_rows).to_contain_text("Thug")
+    expect(thug_rows).to_contain_text("Ysolde Varr")
+    gm.go_back()
+    gm.get_by_test_id("start-prepared").click()
+    encounter = Encounter.objects.get(name="Thug at the gate")
+    gm.get_by_role("button", name="Start: roll initiative").click()
+    expect(gm.get_by_test_id("next-turn")).to_be_visible()
+    ysolde = Participant.objects.get(encounter=encounter, character=table.character)
+    thug = Participant.objects.exclude(pk=ysolde.pk).get(encounter=encounter)
+
+    phone = open_as(browser, base, "alice", PHONE)
+    phone.goto(f"{base}{encounter.get_absolute_url()}")
+    expect(phone.get_by_test_id("live-status")).to_contain_text("Live")
+
+    # The GM's thug throws Ysolde (out of turn, as the GM may); Alice dodges on her phone.
+    form = gm.get_by_test_id("declare-form")
+    form.locator("select[name=attacker]").select_option(str(thug.pk))
+    expect(gm.get_by_test_id("declare-form").locator("select[name=attacker]")).to_have_value(
+        str(thug.pk)
+    )
+    form = gm.get_by_test_id("declare-form")
+    target = form.locator(f'select[name=target_zone] option[value^="{ysolde.pk}:"]').first
+    form.locator("select[name=target_zone]").select_option(target.get_attribute("value"))
+    form.locator("select[name=action]").select_option("throw")
+    form.get_by_test_id("declare").click()
+    phone.locator(".declaration.incoming").get_by_test_id("defend-dodge").click()
+    declaration = Declaration.objects.get(encounter=encounter, action="throw")
+    expect(gm.get_by_test_id(f"declaration-{declaration.pk}")).to_contain_text("will dodge")
+    declaration.refresh_from_db()
+    gm.get_by_test_id("roll-value").fill(str(a_hitting_roll(declaration)))
+    gm.get_by_test_id("roll").click()
+
+    # Prone, on the phone, with what is left of it; the page stays clean.
+    mine = phone.locator(f'[data-testid="my-conditions-{ysolde.pk}"]')
+    expect(mine).to_contain_text("Prone")
+    row = phone.get_by_test_id(f"participant-{ysolde.pk}")
+    expect(row.get_by_test_id(f"condition-{ysolde.pk}-prone")).to_contain_text("Prone")
+    check_page(phone, PHONE["viewport"]["width"])
+    shot(phone, "prone-phone")
+    shot(gm, "prone-laptop")
+
+    # The GM passes turns; it ends exactly when Ysolde's next turn comes, not before.
+    for _ in range(4):
+        assert "prone" in Participant.objects.get(pk=ysolde.pk).conditions
+        turn = gm.get_by_test_id("turn").inner_text()
+        gm.get_by_test_id("next-turn").click()
+        expect(gm.get_by_test_id("turn")).not_to_have_text(turn)
+        encounter.refresh_from_db()
+        if encounter.turn_id == ysolde.pk:
+            break
+    encounter.refresh_from_db()
+    assert encounter.turn_id == ysolde.pk
+    assert "prone" not in Participant.objects.get(pk=ysolde.pk).conditions
+    expect(mine).to_have_count(0)
+    expect(row.get_by_test_id(f"condition-{ysolde.pk}-prone")).to_have_count(0)
+    expect(phone.get_by_test_id("log")).to_contain_text("Ysolde Varr is no longer prone")
+    expect(phone.get_by_test_id("turn")).to_have_text("Ysolde Varr")
