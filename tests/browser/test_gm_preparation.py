@@ -33,7 +33,12 @@ def shot(page: Page, name: str) -> None:
 
 @pytest.fixture
 def table() -> Any:
-    return demo_table()
+    """The demo table, with the GM's preparation started from nothing (the page walks' own
+    library and prepared encounter are not this story's)."""
+    demo = demo_table()
+    PreparedEncounter.objects.all().delete()
+    LibraryNpc.objects.all().delete()
+    return demo
 
 
 @pytest.mark.parametrize(("device", "label"), [(LAPTOP, "laptop"), (PHONE, "phone")])
