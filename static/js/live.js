@@ -174,8 +174,16 @@
 
   // The viewer's own post answers with a fresh tracker: a held one is older, drop it. Keep
   // open panels open across that swap too.
-  slot.addEventListener("htmx:beforeSwap", function () {
-    panelsBefore = openPanels();
+  // A row's menu that sent a request which succeeded closes: it did its job, and left open
+  // it would cover the row (a failed one stays open with its error).
+  slot.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail;
+    var source = detail.requestConfig && detail.requestConfig.elt;
+    var menu = source && source.closest ? source.closest("details.row-menu") : null;
+    var done = detail.xhr && detail.xhr.status >= 200 && detail.xhr.status < 300;
+    panelsBefore = openPanels().filter(function (id) {
+      return !(menu && done && id === menu.id);
+    });
   });
   slot.addEventListener("htmx:afterSwap", function () {
     pending = null;

@@ -36,6 +36,8 @@ def test_a_stun_shows_on_both_screens_and_expires_with_the_lost_turn(
     chip = gm.locator(f'[data-testid="condition-{ysolde.pk}-stunned"]')
     expect(chip).to_contain_text("Stunned")
     expect(chip).to_contain_text("until their next turn")
+    # The menu did its job and closes, uncovering the row.
+    expect(row.locator("details.row-menu")).not_to_have_attribute("open", "")
     gm.screenshot(path=tmp_path / "conditions-gm.png", full_page=True)
     check_page(gm, LAPTOP["viewport"]["width"])
 
