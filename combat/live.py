@@ -27,6 +27,7 @@ shows.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -46,6 +47,7 @@ from combat.access import get_encounter, hidden_ids
 from combat.models import CombatLogEntry, Encounter
 from config.throttling import CACHE_ERRORS, cache_unavailable
 from sheets.ids import parse_id
+from sheets.models import Membership
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -155,10 +157,16 @@ def hidden_participants(encounter: Encounter, user: AbstractBaseUser) -> set[int
     return hidden_ids(encounter, user)
 
 
-def still_allowed(encounter: Encounter, user: AbstractBaseUser) -> bool:
-    """Whether the viewer may still follow the encounter (a player removed from the campaign,
-    or a deleted encounter, may not): checked on every message and heartbeat."""
-    return Encounter.objects.for_user(user).filter(pk=encounter.pk).exists()
+def allowed_users(encounter: Encounter, user_ids: set[int]) -> set[int]:
+    """Which of ``user_ids`` may still follow the encounter: its campaign's GM and players (a
+    player removed from the campaign may not), in one query however many viewers there are.
+    The broadcaster checks it on every message and heartbeat, with ``encounter`` just read
+    again (a deleted encounter is followed by nobody)."""
+    players = Membership.objects.filter(campaign_id=encounter.campaign_id, user_id__in=user_ids)
+    allowed = set(players.values_list("user_id", flat=True))
+    if encounter.campaign.gm_id in user_ids:
+        allowed.add(encounter.campaign.gm_id)
+    return allowed
 
 
 def messages_after(
@@ -273,40 +281,46 @@ def fan_out(
     reaches every page without waiting for the tracker (most of a pass's work)."""
     out: dict[Subscriber, list[str]] = {s: [] for s in subscribers}
     try:
-        encounter.refresh_from_db()
+        # The campaign too: whether its GM is watching decides what they are sent.
+        encounter.refresh_from_db(from_queryset=Encounter.objects.select_related("campaign"))
     except Encounter.DoesNotExist:
         for s in subscribers:
             out[s].append(Message(GONE, "").encode())
         return out
-    allowed: dict[int, bool] = {}
+    allowed = allowed_users(encounter, {s.user.pk for s in subscribers})
+    live = [s for s in subscribers if s.user.pk in allowed]
     for s in subscribers:
         if s.user.pk not in allowed:
-            allowed[s.user.pk] = still_allowed(encounter, s.user)
-    live = [s for s in subscribers if allowed[s.user.pk]]
-    for s in subscribers:
-        if not allowed[s.user.pk]:
             out[s].append(Message(GONE, "").encode())
-    latest = latest_entry_id(encounter)
+    # The entries after the oldest entry a stream was sent, newest first, and at most the
+    # newest REPLAY_LIMIT + 1 (a stream back from a long gap gets a reset, so the older ones
+    # are never loaded): one query, which also says which entry is the newest. An entry
+    # committed after it is the next pass's (its own message follows).
+    known = [s.after for s in live if s.after is not None]
+    entries: list[CombatLogEntry] = []
+    if known:
+        newer = CombatLogEntry.objects.filter(encounter=encounter, pk__gt=min(known))
+        entries = list(newer.order_by("-pk")[: REPLAY_LIMIT + 1])[::-1]
+    if entries:
+        latest = entries[-1].pk
+    elif len(known) < len(live):
+        latest = latest_entry_id(encounter)  # fresh pages: they start from the newest
+    else:
+        latest = 0  # nothing newer than what every stream was sent
     for s in live:
         if s.after is None:
             s.after = latest
     behind = [s for s in live if s.after is not None and s.after < latest]
     if behind:
-        since = min(s.after or 0 for s in behind)
-        # The newest REPLAY_LIMIT + 1 entries at most: a stream back from a long gap gets a
-        # reset, so the older ones are never loaded.
-        entries = list(
-            # Up to ``latest`` only: an entry committed since is the next pass's (its own
-            # message follows), or a stream would be sent it now and again then.
-            CombatLogEntry.objects.filter(encounter=encounter, pk__gt=since, pk__lte=latest)
-            .select_related("actor")
-            .order_by("-pk")[: REPLAY_LIMIT + 1]
-        )[::-1]
         truncated = len(entries) > REPLAY_LIMIT
         oldest = entries[0].pk if entries else latest
-        # Who is hidden from whom, from one query: the tracker's own load comes after the
-        # entries are on their way.
-        participants = list(encounter.participants.select_related("character"))
+        # Who is hidden from whom: the hidden participants only, the tracker's own load comes
+        # after the entries are on their way.
+        hidden_rows = list(
+            encounter.participants.filter(hidden=True)
+            .select_related("character")
+            .only("pk", "hidden", "character__owner_id")
+        )
         drawn: dict[tuple[int, frozenset[int]], str] = {}
         hidden_of: dict[int, frozenset[int]] = {}
         for s in behind:
@@ -315,7 +329,7 @@ def fan_out(
                 out[s].append(Message("reset", "", latest).encode())
             else:
                 if s.user.pk not in hidden_of:
-                    hidden_of[s.user.pk] = frozenset(hidden_ids(encounter, s.user, participants))
+                    hidden_of[s.user.pk] = frozenset(hidden_ids(encounter, s.user, hidden_rows))
                 hidden = hidden_of[s.user.pk]
                 for entry in mine:
                     if (entry.pk, hidden) not in drawn:
@@ -357,7 +371,8 @@ class Broadcaster:
         self.encounter = encounter
         self.subscribers: set[Subscriber] = set()
         self.loop = asyncio.get_running_loop()
-        self.wake = asyncio.Event()
+        self.wake = asyncio.Event()  # a pass is due: a message came, or a stream was added
+        self.presence_due = False  # the GM's list of who is connected is to be drawn again
         # Started outside the request that opened the first stream (an empty context): its
         # database work then runs on the process's one thread for work outside requests
         # (asgiref's thread-sensitive executor), not on a request's thread that ends with it.
@@ -417,6 +432,20 @@ class Broadcaster:
                 s.queue.put_nowait(None)
                 self.subscribers.discard(s)
 
+    async def _listen(self, layer: Any, channel: str) -> None:
+        """Receive the group's messages as they come and note what they ask for; the passes
+        run in :meth:`run`. Messages that arrive while a pass runs are served by one next
+        pass (a hundred pages opening at once announce themselves a hundred times: one pass
+        draws the GM's list of who is connected, not a hundred, and an entry committed
+        meanwhile does not queue behind them)."""
+        while True:
+            received = await layer.receive(channel)
+            if received.get("type") == PRESENCE:
+                # Someone came or went: the GM's list is drawn again. (A viewer who closes one
+                # of two tabs shows as away until the other tab's next heartbeat.)
+                self.presence_due = True
+            self.wake.set()
+
     async def run(self) -> None:
         layer = get_channel_layer()
         channel = await layer.new_channel()
@@ -424,40 +453,30 @@ class Broadcaster:
         presence_group = presence_group_name(self.encounter.pk)
         await layer.group_add(group, channel)
         await layer.group_add(presence_group, channel)
-        # One receive is kept pending across heartbeats rather than cancelled and restarted:
-        # cancelling a Redis layer's receive mid-read can break its connection.
-        pending: asyncio.Future[Any] | None = None
-        woken: asyncio.Future[Any] | None = None
+        # One receive stays pending for the broadcaster's life, in a task of its own, rather
+        # than cancelled and restarted: cancelling a Redis layer's receive mid-read can break
+        # its connection. Its failure ends the broadcaster, as it would have before.
+        listener = asyncio.ensure_future(self._listen(layer, channel))
+        listener.add_done_callback(lambda _: self.wake.set())
         next_beat = self.loop.time() + HEARTBEAT_SECONDS
         try:
             while True:
-                if pending is None:
-                    pending = asyncio.ensure_future(layer.receive(channel))
-                if woken is None:
-                    woken = asyncio.ensure_future(self.wake.wait())
                 timeout = max(0.0, next_beat - self.loop.time())
-                await asyncio.wait(
-                    {pending, woken}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-                )
-                presence = heartbeat = False
-                if woken.done():
-                    woken = None
-                    self.wake.clear()
-                if pending.done():
-                    received = pending.result()
-                    pending = None
-                    # Someone came or went: the GM's list is drawn again. (A viewer who closes
-                    # one of two tabs shows as away until the other tab's next heartbeat.)
-                    presence = received.get("type") == PRESENCE
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), timeout)
+                self.wake.clear()
+                if listener.done():
+                    listener.result()  # its error, if any, ends the broadcaster
+                    return
+                presence, self.presence_due = self.presence_due, False
+                heartbeat = False
                 if self.loop.time() >= next_beat:
                     # Viewers whose heartbeat stopped drop off the GM's list here.
                     heartbeat = presence = True
                     next_beat = self.loop.time() + HEARTBEAT_SECONDS
                 await self._pass(presence=presence, heartbeat=heartbeat)
         finally:
-            for future in (pending, woken):
-                if future is not None:
-                    future.cancel()
+            listener.cancel()
             await layer.group_discard(group, channel)
             await layer.group_discard(presence_group, channel)
 
@@ -509,6 +528,9 @@ async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
     )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+    # Its request's connection went back in _open, and the stream reads nothing itself (the
+    # broadcaster does): config.db_pool need not hand a connection back after every chunk.
+    response.reads_no_database = True  # type: ignore[attr-defined]
     return response
 
 

@@ -10,7 +10,10 @@ too); a middleware that queries before the view (IdempotencyMiddleware) reaches 
 handler instead, which is :func:`server_error` (config/urls.py).
 
 An event stream stays open for hours but reads the database only now and then: between two
-chunks it hands its connection back, so open encounter pages do not hold the pool.
+chunks it hands its connection back, so open encounter pages do not hold the pool. A stream that
+never touches the database once it has started (the encounter's live feed: its broadcaster reads
+for it) says so with ``response.reads_no_database = True`` and is left alone: that hand-back is a
+hop to a thread per chunk, for every open page on every event.
 """
 
 from __future__ import annotations
@@ -115,6 +118,8 @@ class ConnectionPoolMiddleware:
 
 
 def _stream_gives_back(response: HttpResponseBase) -> HttpResponseBase:
+    if getattr(response, "reads_no_database", False):
+        return response
     if response.streaming and getattr(response, "is_async", False):
         response.streaming_content = _giving_back(response.streaming_content)  # type: ignore[attr-defined]
     return response

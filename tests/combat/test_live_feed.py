@@ -450,23 +450,24 @@ def test_many_pages_in_one_process_share_one_broadcaster(table):
 
 
 def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
-    """The pass reads the newest id, then the entries: one committed in between waits for the
-    next pass instead of being sent now and again then."""
+    """The pass reads the new entries once (the newest of them is where every stream is then):
+    one committed after that read waits for the next pass instead of being sent now and again
+    then."""
     gm = fight.table.gm
     before = live.latest_entry_id(fight.encounter)
     first = services.next_turn(encounter=fight.encounter, actor=gm)
-    real = live.latest_entry_id
+    real = live.hidden_ids  # called once the entries are read
     late = []
 
-    def latest_then_commit(encounter):
-        found = real(encounter)
+    def commit_then_hidden(*args, **kwargs):
         if not late:
             late.append(services.next_turn(encounter=fight.encounter, actor=gm))
-        return found
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(live, "latest_entry_id", latest_then_commit)
+    monkeypatch.setattr(live, "hidden_ids", commit_then_hidden)
     (page,) = _subscribers([gm], before)
     sent = live.fan_out(fight.encounter, [page])[page]
+    assert late
     sent += live.fan_out(fight.encounter, [page])[page]
     ids = [int(c.split("\n")[1][4:]) for c in sent if c.startswith("event: entry")]
     assert ids == [first.pk, late[0].pk]
