@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -56,6 +57,7 @@ logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 15.0
 REPLAY_LIMIT = 200
+EARLY_WAIT_SECONDS = 0.05  # at most this long a pass waits for its entries to be written
 PRESENCE_SECONDS = 40  # a viewer counts as connected this long after its last heartbeat
 ENTRY = "encounter.entry"  # channel-layer message: a log entry was committed
 PRESENCE = "encounter.presence"  # channel-layer message: a viewer connected or left
@@ -394,7 +396,18 @@ class Broadcaster:
             return
 
         def early(ready: dict[Subscriber, list[str]]) -> None:
-            self.loop.call_soon_threadsafe(self._deliver, ready, False)
+            # The entries are written to every stream before the tracker's work begins: that
+            # work holds the GIL for most of a pass, and the event loop writing a hundred
+            # streams would otherwise get it only every few milliseconds. The loop's callback
+            # runs after each woken stream has written its chunk (they were scheduled first).
+            written = threading.Event()
+
+            def deliver() -> None:
+                self._deliver(ready, False)
+                self.loop.call_soon(written.set)
+
+            self.loop.call_soon_threadsafe(deliver)
+            written.wait(EARLY_WAIT_SECONDS)
 
         def work() -> dict[Subscriber, list[str]]:
             try:

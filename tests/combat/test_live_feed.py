@@ -492,3 +492,79 @@ def test_a_pass_loads_at_most_the_replay_window_and_resets_the_far_behind(fight,
     loads = [q["sql"] for q in queries.captured_queries if "combat_combatlogentry" in q["sql"]]
     # The window's own query: the newest REPLAY_LIMIT + 1 entries (4 here), no more.
     assert any(re.search(r"LIMIT 4\b", sql) for sql in loads), loads
+
+
+def test_a_pass_checks_access_in_one_query_however_many_viewers(fight, django_assert_num_queries):
+    """A table where every page is a different player: who may still follow the encounter is
+    one query for all of them, not one per viewer (issue 15)."""
+    from sheets.models import Membership
+    from tests.factories import make_user
+
+    gm = fight.table.gm
+    players = [fight.table.player]
+    for i in range(12):
+        players.append(make_user(f"viewer{i}"))
+        Membership.objects.create(campaign=fight.table.campaign, user=players[-1])
+    outsider = fight.table.outsider
+    few = _subscribers([gm, players[0]], live.latest_entry_id(fight.encounter))
+    many = _subscribers([gm, *players, outsider], live.latest_entry_id(fight.encounter))
+    services.next_turn(encounter=fight.encounter, actor=gm)
+    with CaptureQueriesContext(connection) as with_few:
+        live.fan_out(fight.encounter, few)
+    with django_assert_num_queries(len(with_few)):
+        out = live.fan_out(fight.encounter, many)
+    assert out[many[-1]] == [live.Message(live.GONE, "").encode()]  # not in the campaign
+    assert all(any(c.startswith("event: entry") for c in out[s]) for s in many[:-1])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_of_messages_during_a_pass_is_served_by_one_next_pass(table):
+    """A hundred pages opening at once announce themselves a hundred times: the messages that
+    come while a pass runs are served by one pass after it, not one pass each, so an entry
+    committed meanwhile does not queue behind them."""
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Crowd", actor=table.gm)
+
+    async def scenario() -> list[bool]:
+        feed = live.Broadcaster(encounter)
+        passes: list[bool] = []
+        release = asyncio.Event()
+
+        async def slow_pass(*, presence: bool = False, heartbeat: bool = False) -> None:
+            passes.append(presence)
+            await release.wait()
+
+        feed._pass = slow_pass  # type: ignore[method-assign]
+        feed.wake.set()  # the first pass starts, and holds on
+        while not passes:
+            await asyncio.sleep(0.01)
+        layer = get_channel_layer()
+        for _ in range(30):
+            await layer.group_send(live.presence_group_name(encounter.pk), {"type": live.PRESENCE})
+        await asyncio.sleep(0.2)
+        release.set()
+        await asyncio.sleep(0.2)
+        feed.task.cancel()
+        await asyncio.gather(feed.task, return_exceptions=True)
+        return passes
+
+    assert async_to_sync(scenario)() == [False, True]
+
+
+def test_a_live_stream_is_not_wrapped_to_give_a_connection_back_per_chunk(fight, rf):
+    """The stream reads nothing (its broadcaster does): config.db_pool leaves it alone, rather
+    than hop to a thread after every chunk of every open page."""
+    from config.db_pool import ConnectionPoolMiddleware
+
+    request = rf.get(f"/encounters/{fight.encounter.pk}/events/")
+
+    async def auser():
+        return fight.table.gm
+
+    async def view(request):
+        return await live.encounter_stream(request, fight.encounter.pk)
+
+    request.auser = auser
+    response = async_to_sync(ConnectionPoolMiddleware(view))(request)
+    assert response.status_code == 200
+    # The stream's own generator, not config.db_pool's _giving_back around it.
+    assert response._iterator.__name__ == "_stream"
