@@ -42,6 +42,7 @@ from rest_framework.response import Response  # noqa: E402
 from combat import services  # noqa: E402
 from combat.models import Encounter, Participant  # noqa: E402
 from combat.views import encounter_context  # noqa: E402
+from sheets.models import BodyZone, Character  # noqa: E402
 from tests.combat.conftest import make_thug, make_ysolde  # noqa: E402
 from tests.factories import make_campaign, make_user  # noqa: E402
 
@@ -101,8 +102,18 @@ def one_call(client: Client, enc: int, y: int, t: int, zone: int, weapon: int, i
 
 def reset(encounter: Encounter) -> None:
     """A successful parry gives the target a counterattack, at most 100 (a check
-    constraint): hand them back between strikes, outside the requests."""
-    Participant.objects.filter(encounter=encounter).update(counterattacks=0)
+    constraint), and hits wear the target down until it cannot defend: between strikes,
+    outside the requests, hand the counterattacks back and heal everyone."""
+    Participant.objects.filter(encounter=encounter).update(
+        counterattacks=0, state=Participant.State.ACTIVE
+    )
+    for pk, vitality in START_VITALITY.items():
+        Character.objects.filter(pk=pk).update(vitality=vitality)
+    BodyZone.objects.filter(character__in=START_VITALITY).update(wounds=0)
+
+
+#: Each fighter's Vitality before the first strike (reset() gives it back).
+START_VITALITY: dict[int, int] = {}
 
 
 def api_strikes(
@@ -193,6 +204,7 @@ def main() -> None:
     t = Participant.objects.exclude(pk=y.pk).get(encounter=encounter)
     zone = t.character.zones.get(name="chest")
     weapon = ysolde.weapons.get()
+    START_VITALITY.update((p.character_id, p.character.vitality) for p in (y, t))
 
     api_strikes(gm, encounter, y, t, zone.pk, weapon.pk, profile)
     if profile:

@@ -3,8 +3,9 @@
 The path of an event:
 
 1. A service writes a :class:`~combat.models.CombatLogEntry` and calls ``events.publish``;
-   once the transaction commits, :func:`push` sends ``{"id": entry.pk}`` to the encounter's
-   group on the channel layer (in memory on a laptop, Redis across processes).
+   once the transaction commits, :func:`push` hands ``{"id": entry.pk}`` for the encounter's
+   group on the channel layer (in memory on a laptop, Redis across processes) to the
+   :class:`Pusher`, which sends it off the request's thread, in order.
 2. Each open page holds a server-sent-events stream (:func:`encounter_stream`, htmx's SSE
    extension on the page). The streams of one encounter in one process share one
    :class:`Broadcaster`: it alone listens to the group, and on a message it reads the new
@@ -27,15 +28,18 @@ shows.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import contextvars
 import logging
+import os
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import connections
@@ -76,18 +80,95 @@ def presence_group_name(encounter_id: int) -> str:
 
 
 def push(entry: CombatLogEntry) -> None:
-    """events listener: tell every stream of the encounter that an entry was committed."""
-    layer = get_channel_layer()
-    if layer is None:
+    """events listener: tell every stream of the encounter that an entry was committed.
+
+    Runs after the commit (events.publish), and only hands the message over: the channel
+    layer's send happens off the request's thread (:class:`Pusher`)."""
+    if get_channel_layer() is None:
         return
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass  # the usual case: a sync view or service in a worker thread
-    else:
-        logger.warning("live push skipped for entry %s: called inside an event loop", entry.pk)
-        return
-    async_to_sync(layer.group_send)(group_name(entry.encounter_id), {"type": ENTRY, "id": entry.pk})
+    _pusher.send(group_name(entry.encounter_id), {"type": ENTRY, "id": entry.pk})
+
+
+class Pusher:
+    """Sends channel-layer messages off the caller's thread, in the order they were handed
+    over (per event loop).
+
+    Under ASGI a request's sync code runs in a worker thread while the server's event loop
+    runs the streams: the send is scheduled on that loop (which is also the loop the
+    in-memory layer's listeners wait on) and the request goes on at once. Anywhere else (a
+    management command, WSGI, the test client) the sends go to one daemon thread with an
+    event loop of its own. Each send waits for the one handed over before it on the same
+    loop, so one encounter's messages go out in order. A send that fails is logged: the
+    broadcasters re-read the log from what each stream was last sent, so a lost wake-up
+    only delays an event until the next one or the next heartbeat."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._own: asyncio.AbstractEventLoop | None = None
+        #: The last send scheduled on each loop (the next one waits for it).
+        self._tails: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Future[None]]
+        self._tails = weakref.WeakKeyDictionary()
+
+    def send(self, group: str, message: dict[str, Any]) -> None:
+        loop = self._server_loop() or self._own_loop()
+        loop.call_soon_threadsafe(self._schedule, loop, group, message)
+
+    def _server_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop of the ASGI server this thread serves a request for, if any."""
+        loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+        pid = getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None)
+        if loop is None or pid != os.getpid() or loop.is_closed() or not loop.is_running():
+            return None
+        return loop
+
+    def _own_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._own is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="live-push", daemon=True).start()
+                self._own = loop
+            return self._own
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop, group: str, message: dict) -> None:
+        """On ``loop``: start the send after the one before it."""
+        task = loop.create_task(self._send(self._tails.get(loop), group, message))
+        self._tails[loop] = task
+
+    async def _send(self, before: asyncio.Future[None] | None, group: str, message: dict) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        try:
+            await get_channel_layer().group_send(group, message)
+        except Exception:  # a live push must never break anything: the log holds the entry
+            logger.exception("live push failed: %s to %s", message, group)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait (from a thread that is not the loop's) until the sends handed over from
+        threads outside a server have gone out; False on timeout. For tests, benchmarks and
+        the process's exit."""
+        loop = self._own
+        if loop is None or not loop.is_running():
+            return True
+
+        async def last() -> None:
+            tail = self._tails.get(loop)
+            if tail is not None:
+                await asyncio.wait([tail])
+
+        done = threading.Event()
+        loop.call_soon_threadsafe(
+            lambda: loop.create_task(last()).add_done_callback(lambda _: done.set())
+        )
+        return done.wait(timeout)
+
+
+_pusher = Pusher()
+atexit.register(_pusher.flush, 2.0)
+
+
+def flush_pushes(timeout: float = 5.0) -> bool:
+    """Wait until the live pushes sent outside a server have gone out (:meth:`Pusher.flush`)."""
+    return _pusher.flush(timeout)
 
 
 def connect_push() -> Callable[[], None]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, serializers, viewsets
 from rest_framework.decorators import action
@@ -25,6 +29,9 @@ from combat.models import (
     Declaration,
     Encounter,
 )
+from sheets.ids import parse_id
+
+NOT_FOUND = "No Declaration matches the given query."
 
 
 class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]
@@ -43,19 +50,37 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type
     def _entry(self, entry: CombatLogEntry) -> Response:
         return Response(LogEntrySerializer(entry, context={"request": self.request}).data)
 
+    def _act(
+        self,
+        fn: Any,
+        body: type[serializers.Serializer] | None = None,  # type: ignore[type-arg]
+        args: Callable[[dict[str, Any]], dict[str, Any]] = lambda _: {},
+    ) -> Any:
+        """Run ``fn`` on this attack by its id: the service finds it, in the user's campaigns
+        only, under its lock (one read, no second one here). A bad body is a 400 for those
+        who may see the attack, a 404 for the others, as when the attack was read first."""
+        pk = parse_id(str(self.kwargs["pk"]))
+        if pk is None:
+            raise Http404(NOT_FOUND)
+        data: dict[str, Any] = {}
+        if body is not None:
+            checked = body(data=self.request.data)
+            if not checked.is_valid():
+                self.get_object()  # 404 first
+                raise serializers.ValidationError(checked.errors)
+            data = dict(checked.validated_data)
+        try:
+            return _run(fn, declaration=pk, actor=self.request.user, **args(data))
+        except Declaration.DoesNotExist as exc:
+            raise Http404(NOT_FOUND) from exc
+
     @extend_schema(request=DefenseSerializer, responses=_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def defense(self, request: Request, pk: str) -> Response:
         """Dodge, parry or block: the target's player, or the GM."""
-        declaration = self.get_object()
-        body = DefenseSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
         return self._entry(
-            _run(
-                services.declare_defense,
-                declaration=declaration,
-                defense=body.validated_data["defense"],
-                actor=request.user,
+            self._act(
+                services.declare_defense, DefenseSerializer, lambda d: {"defense": d["defense"]}
             )
         )
 
@@ -64,25 +89,15 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type
     def roll(self, request: Request, pk: str) -> Response:
         """Roll and resolve: server dice, or the typed value of physical dice. Resolves
         once: a second call answers 409."""
-        declaration = self.get_object()
-        body = RollSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
         return self._entry(
-            _run(
-                services.resolve,
-                declaration=declaration,
-                roll=body.validated_data.get("roll"),
-                actor=request.user,
-            )
+            self._act(services.resolve, RollSerializer, lambda d: {"roll": d.get("roll")})
         )
 
     @extend_schema(request=None, responses=_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str) -> Response:
         """Call the attack off (its attacker's player, or the GM)."""
-        return self._entry(
-            _run(services.cancel_declaration, declaration=self.get_object(), actor=request.user)
-        )
+        return self._entry(self._act(services.cancel_declaration))
 
 
 class RollViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]

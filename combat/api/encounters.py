@@ -229,11 +229,8 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
     def attacks(self, request: Request, pk: str) -> Response:
         """Declare an attack: attacker, target, zone, weapon, strike mode or maneuver. For
         your own characters (the GM: anyone)."""
-        encounter = self._encounter()
-        body = DeclareSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
         decl, _ = _declared(
-            services.declare_attack, **self._declaration(encounter, body.validated_data)
+            services.declare_attack, **self._declaration(self._checked(DeclareSerializer))
         )
         # The declaration comes back with the rows it was checked against: answered as it is
         # (this attack only, not every open one).
@@ -242,12 +239,25 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             status=status.HTTP_201_CREATED,
         )
 
-    def _declaration(self, encounter: Encounter, data: dict[str, Any]) -> dict[str, Any]:
-        """The arguments of a declaration from a checked body, as ids: the service checks
-        them under its lock (a participant, zone or weapon that is not this fight's is a 400
-        naming the field, _declared)."""
+    def _checked(self, serializer: type[serializers.Serializer]) -> dict[str, Any]:  # type: ignore[type-arg]
+        """The request's body, checked; a bad one is a 400 for those who may see the
+        encounter, a 404 for the others (the encounter itself is read by the service)."""
+        body = serializer(data=self.request.data)
+        if not body.is_valid():
+            self._encounter()
+            raise serializers.ValidationError(body.errors)
+        return dict(body.validated_data)
+
+    def _declaration(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of a declaration from a checked body, as ids: the service finds
+        the encounter in the user's campaigns and checks the ids under its lock, in one
+        read (a participant, zone or weapon that is not this fight's is a 400 naming the
+        field, _declared; an encounter the user cannot see, a 404)."""
+        pk = parse_id(str(self.kwargs["pk"]))
+        if pk is None:
+            raise Http404("No such encounter.")
         return {
-            "encounter": encounter,
+            "encounter": pk,
             "attacker": data["attacker"],
             "target": data["target"],
             "action": data["action"],
@@ -265,13 +275,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         server dice). One transaction, the same log entries as the three steps. The defense
         is the target's controller's choice: you must control both sides (the GM controls
         everyone). A feint takes no defense."""
-        encounter = self._encounter()
-        body = StrikeSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
+        data = self._checked(StrikeSerializer)
         decl, entries = _declared(
             services.strike,
-            **self._declaration(encounter, data),
+            **self._declaration(data),
             defense=data.get("defense"),
             roll=data.get("roll"),
         )
@@ -327,6 +334,8 @@ def _declared(fn: Any, **kwargs: Any) -> Any:
     """:func:`~combat.api.base._run` for a declaration: an input at fault is a 400 naming it."""
     try:
         return _run(fn, **kwargs)
+    except Encounter.DoesNotExist as exc:
+        raise Http404("No such encounter.") from exc
     except NotAllowedNow as exc:
         cause = exc.__cause__
         if isinstance(cause, services.CombatError) and cause.fields:

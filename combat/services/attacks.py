@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 def declare_attack(
     *,
-    encounter: Encounter,
+    encounter: Encounter | int,
     attacker: Participant | int,
     target: Participant | int,
     action: str,
@@ -47,7 +47,7 @@ def declare_attack(
     loaded (the rows it was checked against) and the disciplines of both sides known, so
     that its odds need no further query."""
     with transaction.atomic():
-        rows = _declaration_rows(encounter, _pk(attacker), _pk(target))
+        rows = _declaration_rows(encounter, _pk(attacker), _pk(target), actor)
         return _declare(
             rows,
             attacker=_pk(attacker),
@@ -64,12 +64,15 @@ def _pk(row: Any) -> Any:
     return row.pk if row is not None and not isinstance(row, int) else row
 
 
-def _declaration_rows(encounter: Encounter | int, attacker: int, target: int) -> Rows:
+def _declaration_rows(encounter: Encounter | int, attacker: int, target: int, actor: User) -> Rows:
     # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys at
     # commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with a
     # resolution holding the same zone and wanting the weapon. Locking both characters' rows
     # first, in the fixed order, makes those checks wait for nothing.
-    return _lock(encounter, of_participants={attacker, target})
+    # An encounter given by its id (the API's) is found in the actor's campaigns only
+    # (Encounter.DoesNotExist otherwise); a row was read and checked by the caller.
+    visible_to = actor if isinstance(encounter, int) else None
+    return _lock(encounter, of_participants={attacker, target}, waiting=True, visible_to=visible_to)
 
 
 def _declare(
@@ -123,9 +126,12 @@ def _declare(
     w = rows.weapons.get(weapon) if weapon is not None else None
     if weapon is not None and (w is None or w.character_id != a.character_id):
         raise CombatError("That weapon is not the attacker's.", fields=("weapon",))
-    if Declaration.objects.filter(
-        attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
-    ).exists():
+    waiting = getattr(a, "_waiting", None)  # read with the participants (_lock(waiting=True))
+    if waiting is None:
+        waiting = Declaration.objects.filter(
+            attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
+        ).exists()
+    if waiting:
         raise CombatConflict(f"{a.name} already has an attack waiting.")
     ready = action == omg.Maneuver.FEINT
     decl = Declaration.objects.create(
@@ -184,13 +190,21 @@ def _require_able(a: Participant, t: Participant) -> None:
         )
 
 
-def declare_defense(*, declaration: Declaration, defense: str, actor: User) -> CombatLogEntry:
-    """Step 2: dodge, parry or block, by the target's player or the GM."""
+def declare_defense(*, declaration: Declaration | int, defense: str, actor: User) -> CombatLogEntry:
+    """Step 2: dodge, parry or block, by the target's player or the GM. ``declaration`` may
+    be an id (the API's): one the actor cannot see raises Declaration.DoesNotExist."""
     with transaction.atomic():
-        rows = _lock(declaration.encounter_id)
-        decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
-        rows.declarations[decl.pk] = decl
-        return _defend(rows, decl, defense=defense, actor=actor)
+        rows = _open_rows(declaration, actor)
+        return _defend(rows, rows.declarations[_pk(declaration)], defense=defense, actor=actor)
+
+
+def _open_rows(declaration: Declaration | int, actor: User, **more: Any) -> Rows:
+    """The rows of an action on a declaration, the declaration read under the lock: by its
+    id, in the actor's campaigns only (one statement finds and locks the encounter), or
+    from a row the caller already checked."""
+    if isinstance(declaration, int):
+        return _lock(None, declaration=declaration, visible_to=actor, **more)
+    return _lock(declaration.encounter_id, declaration=declaration.pk, **more)
 
 
 def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> CombatLogEntry:
@@ -227,11 +241,12 @@ def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> Comb
     )
 
 
-def cancel_declaration(*, declaration: Declaration, actor: User) -> CombatLogEntry:
+def cancel_declaration(*, declaration: Declaration | int, actor: User) -> CombatLogEntry:
+    """Call an open attack off (its attacker's player, or the GM); an id as for
+    :func:`declare_defense`."""
     with transaction.atomic():
-        rows = _lock(declaration.encounter_id)
-        decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
-        rows.declarations[decl.pk] = decl
+        rows = _open_rows(declaration, actor)
+        decl = rows.declarations[_pk(declaration)]
         a = _participant(rows, decl.attacker_id)
         _require_control(rows, a, actor)
         if not decl.is_open:

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.attacks import _feinted, _weight, setup
+from combat.services.attacks import _feinted, _open_rows, _pk, _weight, setup
 from combat.services.rows import (
     Changes,
     CombatConflict,
@@ -215,41 +215,24 @@ def _apply_resolution(
     return result, text, f"{a.name} tries to {kind.value} {t.name}: {outcome}"
 
 
-def _resolution_rows(decl: Declaration, *extra_participants: int) -> Rows:
-    # A participant's character never changes: read the ids without a lock (from the
-    # declaration's loaded participants when the caller has them), then lock once.
-    wanted = {decl.attacker_id, decl.target_id, *extra_participants}
-    cached = [
-        p
-        for name in ("attacker", "target")
-        if (p := Declaration._meta.get_field(name).get_cached_value(decl, None)) is not None
-    ]
-    known = {p.pk: p.character_id for p in cached}
-    if wanted - known.keys():
-        known = dict(Participant.objects.filter(pk__in=wanted).values_list("pk", "character_id"))
-    rows = _lock(decl.encounter_id, characters=set(known.values()))
-    for pk in wanted:
-        p = _participant(rows, pk)
-        if p.character_id not in rows.characters:
-            raise CombatError("That participant is not in this encounter.")
-    return rows
-
-
 def resolve(
     *,
-    declaration: Declaration,
+    declaration: Declaration | int,
     actor: User,
     roll: int | None = None,
     rng: random.Random | None = None,
 ) -> CombatLogEntry:
     """Steps 4-5: the attacker's d100 (server dice from ``rng``, or the typed ``roll`` of
     physical dice) resolved by the engine and applied in one transaction. A declaration
-    resolves once: a second press finds it resolved and raises CombatConflict."""
+    resolves once: a second press finds it resolved and raises CombatConflict. An id as for
+    :func:`~combat.services.declare_defense`."""
     value, physical = _roll(roll, rng)
     with transaction.atomic():
-        rows = _resolution_rows(declaration)
-        decl = Declaration.objects.select_for_update().get(pk=declaration.pk)
-        rows.declarations[decl.pk] = decl
+        rows = _open_rows(declaration, actor, of_declaration=True)
+        decl = rows.declarations[_pk(declaration)]
+        for pk in (decl.attacker_id, decl.target_id):
+            if _participant(rows, pk).character_id not in rows.characters:
+                raise CombatError("That participant is not in this encounter.")
         return _resolve(rows, decl, value=value, physical=physical, actor=actor)
 
 

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import F, Max
+from django.db.models import Exists, F, Max, OuterRef, Subquery
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from sheets.models import BodyZone, Character, Discipline, Weapon
+from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -157,31 +157,68 @@ class Rows:
 
 
 def _lock(
-    encounter: Encounter | int,
+    encounter: Encounter | int | None,
     *,
     characters: set[int] | None = None,
     of_participants: set[int] | None = None,
+    declaration: int | None = None,
+    of_declaration: bool = False,
+    visible_to: User | None = None,
+    waiting: bool = False,
 ) -> Rows:
     """Lock the encounter, read its participants, and lock ``characters`` (and the characters
     of ``of_participants``, those in the encounter) with their zones, weapons and
-    disciplines."""
-    pk = encounter if isinstance(encounter, int) else encounter.pk
-    enc = (
-        Encounter.objects.select_for_update(of=("self",))
-        .select_related("campaign")
-        .filter(pk=pk)
-        .first()
-    )
+    disciplines.
+
+    The encounter may be named by a ``declaration`` of it instead (or as well): the
+    declaration is read once the encounter is locked, into ``rows.declarations``, and with
+    ``of_declaration`` its attacker's and target's characters are locked too. With
+    ``visible_to``, an encounter outside that user's campaigns is not found
+    (``DoesNotExist``: the API's 404) rather than read. The log's last seq comes with the
+    participants, and with ``waiting`` each participant's ``_waiting`` says whether it has
+    an attack open (no query of their own)."""
+    query = Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
+    if declaration is not None:
+        query = query.filter(declarations__pk=declaration)
+    if encounter is not None:
+        query = query.filter(pk=encounter if isinstance(encounter, int) else encounter.pk)
+    if visible_to is not None:
+        query = query.filter(campaign__in=Campaign.objects.for_user(visible_to))
+    enc = query.first()
     if enc is None:
+        if visible_to is not None:
+            raise (Declaration if declaration is not None else Encounter).DoesNotExist
         raise CombatConflict("This encounter no longer exists.")
+    decl = None
+    if declaration is not None:
+        # Read under the encounter's lock, which every change of a declaration holds.
+        decl = Declaration.objects.select_for_update().get(pk=declaration)
     # With their characters (unlocked, for the permission checks); the ones an action changes
-    # are replaced below by the locked rows.
-    participants = {
-        p.pk: p for p in Participant.objects.filter(encounter=enc).select_related("character")
-    }
+    # are replaced below by the locked rows. Read once the encounter is locked: the last seq
+    # is the one this action follows (a subquery of the encounter's own statement could see
+    # the log as it was before the lock was granted, on PostgreSQL).
+    last = CombatLogEntry.objects.filter(encounter_id=enc.pk).order_by("-seq").values("seq")[:1]
+    people = Participant.objects.filter(encounter=enc).select_related("character")
+    people = people.annotate(_last_seq=Subquery(last))
+    if waiting:
+        people = people.annotate(
+            _waiting=Exists(
+                Declaration.objects.filter(
+                    attacker=OuterRef("pk"),
+                    status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
+                )
+            )
+        )
+    participants = {p.pk: p for p in people}
     for p in participants.values():
         p.encounter = enc
     rows = Rows(enc, participants)
+    if participants:
+        rows.seq = next(iter(participants.values()))._last_seq or 0  # type: ignore[attr-defined]
+    if decl is not None:
+        rows.declarations[decl.pk] = decl
+        if of_declaration:
+            of_participants = {*(of_participants or ()), decl.attacker_id, decl.target_id}
     if of_participants:
         characters = {
             *(characters or ()),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -21,6 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def listen(encounter_id: int) -> str:
     layer = get_channel_layer()
+    assert live.flush_pushes()  # what was committed before listening is not heard
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(live.group_name(encounter_id), channel)
     return channel
@@ -28,6 +30,7 @@ def listen(encounter_id: int) -> str:
 
 def received(channel: str) -> list[dict]:
     layer = get_channel_layer()
+    assert live.flush_pushes()  # pushes go out off the request's thread
 
     async def drain() -> list[dict]:
         out = []
@@ -45,6 +48,32 @@ def test_it_pushes_each_entry_once_after_commit(fight, django_capture_on_commit_
     with django_capture_on_commit_callbacks(execute=True):
         entry = services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
     assert received(channel) == [{"type": "encounter.entry", "id": entry.pk}]
+
+
+def test_the_push_leaves_the_request_at_once_and_goes_out_in_order(
+    fight, api_for, monkeypatch, django_capture_on_commit_callbacks
+):
+    # A channel layer that is slow to send (Redis across the network): the requests answer
+    # without waiting for it, and the encounter's pushes still go out in the entries' order.
+    layer = get_channel_layer()
+    gate = threading.Event()
+    sent: list[int] = []
+
+    async def slow_send(group: str, message: dict) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, gate.wait, 5)
+        sent.append(message["id"])
+
+    monkeypatch.setattr(layer, "group_send", slow_send)
+    gm = api_for(fight.table.gm)
+    for _ in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            r = gm.post(f"/api/encounters/{fight.encounter.pk}/next-turn/")
+        assert r.status_code == 200
+    assert sent == []  # three requests answered while the first push is still waiting
+    gate.set()
+    assert live.flush_pushes()
+    entries = list(fight.encounter.log.order_by("-seq").values_list("pk", flat=True)[:3])
+    assert sent == entries[::-1]
 
 
 def test_it_pushes_nothing_when_the_action_rolls_back(fight, django_capture_on_commit_callbacks):
