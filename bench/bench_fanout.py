@@ -18,8 +18,8 @@ PostgreSQL connections open while the streams are (the streams hold none: what i
 the pool each worker keeps, at most DB_POOL_MAX, after the burst of requests that opened the
 streams). The streams are read with asyncio's streams (bench_load.sse_lines): an httpx reader
 in Python made about half of the measured p50 at 100 pages on a loaded 2-core machine (the
-two clients alternating on the same server), where a browser parses in native code. Also printed: what building one event's
-messages for the GM and for a player costs in this process.
+two clients alternating on the same server), where a browser parses in native code. Also
+printed: what building one event's messages for the GM and for a player costs in this process.
 """
 
 from __future__ import annotations
