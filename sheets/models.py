@@ -164,6 +164,16 @@ def _aptitude_field(label: str) -> models.PositiveSmallIntegerField:
     )
 
 
+def _hidden_in_a_fight() -> Q:
+    """Characters hidden in an encounter, and NPCs whose fight copies (or their copies) are."""
+    return Q(pk__in=Character.objects.filter(combat_participants__hidden=True).values("pk")) | Q(
+        pk__in=Character.objects.filter(
+            Q(copies__combat_participants__hidden=True)
+            | Q(copies__copies__combat_participants__hidden=True)
+        ).values("pk")
+    )
+
+
 class CharacterQuerySet(models.QuerySet["Character"]):
     def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> CharacterQuerySet:
         """Characters in the campaigns the user runs or plays in, less what is the GM's alone
@@ -173,15 +183,7 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         if not user.is_authenticated:
             return self.none()
         mine = self.filter(campaign__in=Campaign.objects.for_user(user))
-        hidden_in_a_fight = Q(
-            pk__in=Character.objects.filter(combat_participants__hidden=True).values("pk")
-        ) | Q(
-            pk__in=Character.objects.filter(
-                Q(copies__combat_participants__hidden=True)
-                | Q(copies__copies__combat_participants__hidden=True)
-            ).values("pk")
-        )
-        secret = Q(is_npc=True, revealed=False) | hidden_in_a_fight
+        secret = Q(is_npc=True, revealed=False) | _hidden_in_a_fight()
         return mine.exclude(secret & ~Q(campaign__gm=user) & ~Q(owner=user))
 
     def with_sheet(self) -> CharacterQuerySet:
@@ -324,6 +326,24 @@ class Character(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("sheets:character_detail", args=[self.pk])
+
+    def is_visible_to(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        """What ``Character.objects.visible_to(user)`` says of this one character (its
+        campaign selected), in one or two small queries instead of that query's subqueries:
+        the GM sees it; a member of the campaign sees their own, and any other that is not
+        secret (docs/security.md, "Who sees an NPC")."""
+        if not user.is_authenticated:
+            return False
+        campaign = self.campaign
+        if campaign.gm_id == user.pk:
+            return True
+        if not Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists():
+            return False
+        if self.owner_id == user.pk:
+            return True
+        if self.is_npc and not self.revealed:
+            return False
+        return not Character.objects.filter(_hidden_in_a_fight(), pk=self.pk).exists()
 
     def can_edit(self, user: AbstractBaseUser | AnonymousUser) -> bool:
         """The owner and the campaign's GM edit; other members only look."""
@@ -522,3 +542,28 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.caller} {self.key} ({self.status or 'in flight'})"
+
+
+def attach_rows(characters: Collection[Character]) -> None:
+    """Fill each character's disciplines, weapons and zones as
+    ``prefetch_related("disciplines", "weapons", "zones")`` would (``character.zones.all()``
+    then runs no query), in the same three queries but without a manager and a queryset
+    clone per character and relation, which cost more than the queries themselves for a
+    one-sheet page or a 20-participant fight (issue 15)."""
+    by_pk = {c.pk: c for c in characters}
+    for relation, model in (
+        ("disciplines", Discipline),
+        ("weapons", Weapon),
+        ("zones", BodyZone),
+    ):
+        grouped: dict[int, list[models.Model]] = {pk: [] for pk in by_pk}
+        for row in model._default_manager.filter(character_id__in=list(by_pk)):
+            row._state.fields_cache["character"] = by_pk[row.character_id]
+            grouped[row.character_id].append(row)
+        for pk, character in by_pk.items():
+            done: models.QuerySet[models.Model] = models.QuerySet(model)
+            done._result_cache = grouped[pk]
+            done._prefetch_done = True
+            if not hasattr(character, "_prefetched_objects_cache"):
+                character._prefetched_objects_cache = {}
+            character._prefetched_objects_cache[relation] = done

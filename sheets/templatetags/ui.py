@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from django import template
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.templatetags.static import static
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 register = template.Library()
+
+
+@functools.cache
+def _sprite() -> str:
+    """The sprite's URL, asked of the static files storage once (a 20-participant tracker
+    draws some 30 icons)."""
+    return static("vendor/lucide/icons.svg")
+
+
+@receiver(setting_changed)
+def _forget_sprite(*, setting: str, **kwargs: Any) -> None:
+    if setting in {"STATIC_URL", "STORAGES"}:
+        _sprite.cache_clear()
 
 
 @register.simple_tag
 def icon(name: str, label: str = "") -> str:
     """An icon from static/vendor/lucide/icons.svg (scripts/build_icons.py lists them). It is
     decoration next to its text unless ``label`` names it for screen readers."""
-    href = f"{static('vendor/lucide/icons.svg')}#{name}"
+    href = f"{_sprite()}#{name}"
     if label:
         return format_html(
             '<svg class="icon" role="img" aria-label="{}"><use href="{}"></use></svg>', label, href
@@ -30,7 +49,18 @@ def form_token(context: template.Context) -> str:
     viewers; htmx sends the token from the page's ``<body hx-headers>``)."""
     if context.get("live_fragment"):
         return ""
+    # A page draws the same input in every form (a GM's 20-participant tracker: some 130):
+    # it is drawn once, kept on the context object, which every include of the page shares.
+    # The token is looked up each time: a test may give the same context another one.
     token = context.get("csrf_token")
     if not token:
         return ""
-    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
+    token = str(token)
+    drawn: tuple[str, SafeString] | None = getattr(context, "_form_token", None)
+    if drawn is None or drawn[0] != token:
+        drawn = (
+            token,
+            format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token),
+        )
+        context._form_token = drawn  # type: ignore[attr-defined]
+    return drawn[1]

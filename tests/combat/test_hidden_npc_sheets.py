@@ -110,3 +110,34 @@ def test_it_lists_fight_copies_apart_on_the_campaign_page(fight, client_for):
     cast, copies = page.split('data-testid="fight-copies"')
     assert "Salvager Thug #1" not in cast and "Salvager Thug</a>" in cast
     assert "Salvager Thug #1" in copies and "copy of Salvager Thug" in copies
+
+
+def test_one_characters_check_agrees_with_the_list_rule(fight):
+    """The sheet pages check one character (``Character.is_visible_to``, a few small queries)
+    by the rule every list uses (``Character.objects.visible_to``): for every character and
+    user, through hiding, showing and unhiding."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from sheets.models import Character
+
+    table = fight.table
+    users = [table.gm, table.player, table.outsider, table.other_gm, AnonymousUser()]
+    npc = fight.npc
+
+    def agree() -> int:
+        checked = 0
+        for character in Character.objects.select_related("campaign"):
+            for user in users:
+                listed = Character.objects.visible_to(user).filter(pk=character.pk).exists()
+                assert character.is_visible_to(user) == listed, (character, user)
+                checked += listed
+        return checked
+
+    hidden = agree()  # the thug copy is hidden
+    npc.revealed = True
+    npc.save()
+    Character.objects.filter(pk=fight.thug.character_id).update(revealed=True)
+    still_hidden = agree()
+    services.update_participant(participant=fight.thug, hidden=False, actor=table.gm)
+    shown = agree()
+    assert hidden == still_hidden < shown
