@@ -71,7 +71,12 @@ def _loaded(entry: CombatLogEntry) -> bool:
 _ENTRY_RELATIONS = ("encounter", "actor", "declaration", "participant")
 
 
-def _character_event(character_id: int, event_type: str, extra: dict[str, Any]) -> None:
+def _character_event(
+    character_id: int, campaign_id: int, event_type: str, extra: dict[str, Any]
+) -> None:
+    # Most campaigns have no endpoint that wants the event: one query, not four, per save.
+    if not _endpoints(campaign_id, event_type):
+        return
     character = Character.objects.select_related("campaign", "owner").filter(pk=character_id)
     c = character.first()
     if c is None or not payloads.character_visible(c):
@@ -89,13 +94,17 @@ def _safely(fn: Any, *args: Any) -> None:
 def on_character_saved(sender: Any, instance: Character, created: bool, **kwargs: Any) -> None:
     event_type = "character.created" if created else "character.changed"
     transaction.on_commit(
-        partial(_safely, _character_event, instance.pk, event_type, {}), robust=True
+        partial(_safely, _character_event, instance.pk, instance.campaign_id, event_type, {}),
+        robust=True,
     )
 
 
 def on_rested(sender: Any, character: Character, **kwargs: Any) -> None:
     transaction.on_commit(
-        partial(_safely, _character_event, character.pk, "character.rested", {}), robust=True
+        partial(
+            _safely, _character_event, character.pk, character.campaign_id, "character.rested", {}
+        ),
+        robust=True,
     )
 
 

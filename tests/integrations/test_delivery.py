@@ -11,7 +11,9 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from combat import services
@@ -289,6 +291,21 @@ def test_characters_created_changed_and_rested_but_not_a_secret_npc(
     assert ("character.changed", "Bram") in types
     assert ("character.rested", "Bram") in types
     assert all(name == "Bram" for _, name in types)
+
+
+def test_a_character_save_costs_one_query_when_no_endpoint_wants_it(
+    table, django_capture_on_commit_callbacks
+):
+    """Most campaigns have no webhook: the endpoints are looked up first, and nothing else
+    is read when there are none (the sheet's edits save the character every time)."""
+    bram = create_character(campaign=table.campaign, owner=table.player, name="Bram")
+    with django_capture_on_commit_callbacks() as callbacks:
+        bram.notes = "A sailor."
+        bram.save()
+    with CaptureQueriesContext(connection) as queries:
+        for callback in callbacks:
+            callback()
+    assert len(queries) == 1, [q["sql"] for q in queries]
 
 
 @override_settings(WEBHOOKS_ALLOW_PRIVATE=False)
