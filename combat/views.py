@@ -28,7 +28,7 @@ from combat.results import result_card
 from rules.engine import omg
 from sheets.access import get_campaign_for_user
 from sheets.ids import parse_id
-from sheets.models import BodyZone, Character, Weapon
+from sheets.models import BodyZone, Character, Weapon, attach_rows
 from sheets.numbers import aptitudes_of
 
 PAGE = "combat/encounter.html"
@@ -66,6 +66,14 @@ class RowBits:
     @functools.cached_property
     def stamina_url(self) -> str:
         return self._url("combat:participant_stamina")
+
+    @functools.cached_property
+    def condition_add_url(self) -> str:
+        return self._url("combat:condition_add")
+
+    @functools.cached_property
+    def condition_remove_url(self) -> str:
+        return self._url("combat:condition_remove")
 
     @functools.cached_property
     def _zones(self) -> ZoneLists:
@@ -211,13 +219,12 @@ class TableState:
 
 
 def load_state(encounter: Encounter) -> TableState:
-    ps = list(
-        encounter.participants.select_related("character__owner").prefetch_related(
-            "character__zones", "character__weapons", "character__disciplines"
-        )
-    )
+    ps = list(encounter.participants.select_related("character__owner"))
+    characters = {}
     for p in ps:
         p.encounter = encounter
+        characters[p.character_id] = p.character
+    attach_rows(characters.values())
     pmap = {p.pk: p for p in ps}
     declarations = list(
         Declaration.objects.filter(encounter=encounter, status__in=OPEN).select_related(

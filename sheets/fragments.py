@@ -113,11 +113,49 @@ def sheet_body(
             _bodies.move_to_end(key)
             while len(_bodies) > MAX_BODIES:
                 _bodies.popitem(last=False)
-    # The pieces are the template's own output, escaped there; only the token goes between.
-    return mark_safe(token.join(pieces))  # noqa: S308
+    return _join(pieces, token)
+
+
+def _join(pieces: tuple[str, ...], between: str) -> SafeString:
+    # The pieces are a template's own output, escaped there; only a token (letters and
+    # digits, checked by the callers) or a token's input built here goes between.
+    return mark_safe(between.join(pieces))  # noqa: S308
+
+
+#: Small fragments kept per process (a row's menu is about 3 KB): a few tables' rows.
+MAX_FRAGMENTS = 2048
+
+_fragments: OrderedDict[tuple[Any, ...], tuple[str, ...]] = OrderedDict()
+
+_TOKEN_INPUT = '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'  # noqa: S105 - markup, not a secret
+
+
+def drawn(template: str, values: dict[str, Any], *, token: str | None) -> SafeString:
+    """``template`` drawn from ``values`` alone (hashable plain values: text, numbers, URLs,
+    already drawn fragments) once per set of values, language and URL prefix, then reused.
+    Its forms' ``{% form_token %}`` inputs carry ``token``; with None (the live feed's shared
+    renders, or no token) they are left out. The template sees nothing but ``values``: no
+    request, user or session, so nothing that the key does not hold can get into it."""
+    if token is not None and not (token.isascii() and token.isalnum()):
+        raise ValueError("A CSRF token is letters and digits only.")
+    key = (template, tuple(sorted(values.items())), get_language(), get_script_prefix())
+    with _lock:
+        pieces = _fragments.get(key)
+        if pieces is not None:
+            _fragments.move_to_end(key)
+    if pieces is None:
+        html = render_to_string(template, {**values, "csrf_token": TOKEN_PLACEHOLDER})
+        pieces = tuple(html.split(_TOKEN_INPUT.format(TOKEN_PLACEHOLDER)))
+        with _lock:
+            _fragments[key] = pieces
+            _fragments.move_to_end(key)
+            while len(_fragments) > MAX_FRAGMENTS:
+                _fragments.popitem(last=False)
+    return _join(pieces, _TOKEN_INPUT.format(token) if token is not None else "")
 
 
 def clear() -> None:
     """Forget every stored body (tests)."""
     with _lock:
         _bodies.clear()
+        _fragments.clear()
