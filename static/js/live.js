@@ -70,10 +70,19 @@
     return Boolean(form && form.hasAttribute("data-dirty"));
   }
 
+  // Row menus whose request is on its way (a tracker pushed meanwhile already shows what it
+  // did) or that did their job stay shut across redraws, until opened again by hand.
+  var sending = {};
+  var done = {};
+
   function openPanels() {
-    return Array.prototype.map.call(slot.querySelectorAll("details[id][open]"), function (d) {
-      return d.id;
-    });
+    return Array.prototype.map
+      .call(slot.querySelectorAll("details[id][open]"), function (d) {
+        return d.id;
+      })
+      .filter(function (id) {
+        return !sending[id] && !done[id];
+      });
   }
 
   function reopen(ids) {
@@ -174,16 +183,44 @@
 
   // The viewer's own post answers with a fresh tracker: a held one is older, drop it. Keep
   // open panels open across that swap too.
-  // A row's menu that sent a request which succeeded closes: it did its job, and left open
-  // it would cover the row (a failed one stays open with its error).
   slot.addEventListener("htmx:beforeSwap", function (event) {
+    panelsBefore = openPanels();
     var detail = event.detail;
     var source = detail.requestConfig && detail.requestConfig.elt;
-    var menu = source && source.closest ? source.closest("details.row-menu") : null;
-    var done = detail.xhr && detail.xhr.status >= 200 && detail.xhr.status < 300;
-    panelsBefore = openPanels().filter(function (id) {
-      return !(menu && done && id === menu.id);
+    var menu = source && source.closest ? source.closest("details.row-menu[open]") : null;
+    if (menu && detail.xhr && detail.xhr.status >= 300 && panelsBefore.indexOf(menu.id) < 0) {
+      panelsBefore.push(menu.id); // refused: it stays open with the error
+    }
+  });
+  // A row's menu whose request succeeded closes: it did its job, and left open it would
+  // cover the row (a failed one stays open with its error).
+  slot.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    var menu = elt && elt.closest ? elt.closest("details.row-menu") : null;
+    var xhr = event.detail.xhr;
+    if (!menu || !xhr) {
+      return;
+    }
+    var id = menu.id;
+    sending[id] = true;
+    xhr.addEventListener("loadend", function () {
+      delete sending[id];
+      if (xhr.status >= 200 && xhr.status < 300) {
+        done[id] = true;
+        window.setTimeout(function () {
+          var current = document.getElementById(id);
+          if (current) {
+            current.open = false;
+          }
+        }, 0);
+      }
     });
+  });
+  slot.addEventListener("click", function (event) {
+    var summary = event.target.closest && event.target.closest("details.row-menu > summary");
+    if (summary) {
+      delete done[summary.parentNode.id];
+    }
   });
   slot.addEventListener("htmx:afterSwap", function () {
     pending = null;

@@ -38,6 +38,15 @@ def test_a_stun_shows_on_both_screens_and_expires_with_the_lost_turn(
     expect(chip).to_contain_text("until their next turn")
     # The menu did its job and closes, uncovering the row.
     expect(row.locator("details.row-menu")).not_to_have_attribute("open", "")
+    # A refused one stays open, with the reason on the page.
+    row.get_by_label(f"More for {ysolde.character.name}").click()
+    form = gm.locator(f'[data-testid="condition-form-{ysolde.pk}"]')
+    form.get_by_label("Condition").select_option("other")
+    form.get_by_role("button", name="Add").click()
+    expect(gm.get_by_text("Choose a condition or type its name.")).to_be_visible()
+    expect(row.locator("details.row-menu")).to_have_attribute("open", "")
+    gm.errors.clear()  # type: ignore[attr-defined]  # the browser logs the expected 422
+    row.get_by_label(f"More for {ysolde.character.name}").click()
     gm.screenshot(path=tmp_path / "conditions-gm.png", full_page=True)
     check_page(gm, LAPTOP["viewport"]["width"])
 
