@@ -145,7 +145,8 @@ def test_the_wizard_rolls_first_and_asks_before_leaving_points_unspent(live_serv
     page.get_by_label("Roll 2d6 per aptitude, keep the higher").check()
     page.wait_for_load_state("networkidle")
     page.get_by_role("button", name="Roll for me").click()
-    # The roll redraws the whole form: type the name once it has landed, not before.
+    # The roll redraws the whole form, its fields disabled until the answer lands: the name is
+    # typed into the new form (fill waits for it), never lost to the redraw.
     expect(page.get_by_test_id("wizard-rolled")).to_be_visible()
     page.wait_for_load_state("networkidle")
     page.get_by_label("Name").fill("Quill")
