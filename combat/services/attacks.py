@@ -47,7 +47,9 @@ def declare_attack(
     loaded (the rows it was checked against) and the disciplines of both sides known, so
     that its odds need no further query."""
     with transaction.atomic():
-        rows = _declaration_rows(encounter, _pk(attacker), _pk(target), actor)
+        rows = _declaration_rows(
+            encounter, _pk(attacker), _pk(target), actor, zone=_pk(zone), weapon=_pk(weapon)
+        )
         return _declare(
             rows,
             attacker=_pk(attacker),
@@ -64,15 +66,31 @@ def _pk(row: Any) -> Any:
     return row.pk if row is not None and not isinstance(row, int) else row
 
 
-def _declaration_rows(encounter: Encounter | int, attacker: int, target: int, actor: User) -> Rows:
+def _declaration_rows(
+    encounter: Encounter | int,
+    attacker: int,
+    target: int,
+    actor: User,
+    *,
+    zone: int | None,
+    weapon: int | None,
+) -> Rows:
     # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys at
     # commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with a
     # resolution holding the same zone and wanting the weapon. Locking both characters' rows
     # first, in the fixed order, makes those checks wait for nothing.
     # An encounter given by its id (the API's) is found in the actor's campaigns only
     # (Encounter.DoesNotExist otherwise); a row was read and checked by the caller.
+    # Only the zone and the weapon named are locked (and checked in _declare).
     visible_to = actor if isinstance(encounter, int) else None
-    return _lock(encounter, of_participants={attacker, target}, waiting=True, visible_to=visible_to)
+    return _lock(
+        encounter,
+        of_participants={attacker, target},
+        waiting=True,
+        visible_to=visible_to,
+        zones={zone} if zone is not None else set(),
+        weapons={weapon} if weapon is not None else set(),
+    )
 
 
 def _declare(

@@ -228,7 +228,7 @@ def resolve(
     :func:`~combat.services.declare_defense`."""
     value, physical = _roll(roll, rng)
     with transaction.atomic():
-        rows = _open_rows(declaration, actor, of_declaration=True)
+        rows = _open_rows(declaration, actor, of_declaration=True, only_declared=True)
         decl = rows.declarations[_pk(declaration)]
         for pk in (decl.attacker_id, decl.target_id):
             if _participant(rows, pk).character_id not in rows.characters:
@@ -239,7 +239,7 @@ def resolve(
 def _resolve(
     rows: Rows, decl: Declaration, *, value: int, physical: bool, actor: User
 ) -> CombatLogEntry:
-    """:func:`resolve` on rows already locked (both characters with their zones, weapons and
+    """:func:`resolve` on rows already locked (both characters; the declaration's zone, weapon and
     disciplines), ``decl`` read under the lock."""
     a_p = rows.participants[decl.attacker_id]
     _require_control(rows, a_p, actor)

@@ -165,6 +165,9 @@ def _lock(
     of_declaration: bool = False,
     visible_to: User | None = None,
     waiting: bool = False,
+    zones: set[int] | None = None,
+    weapons: set[int] | None = None,
+    only_declared: bool = False,
 ) -> Rows:
     """Lock the encounter, read its participants, and lock ``characters`` (and the characters
     of ``of_participants``, those in the encounter) with their zones, weapons and
@@ -176,7 +179,12 @@ def _lock(
     ``visible_to``, an encounter outside that user's campaigns is not found
     (``DoesNotExist``: the API's 404) rather than read. The log's last seq comes with the
     participants, and with ``waiting`` each participant's ``_waiting`` says whether it has
-    an attack open (no query of their own)."""
+    an attack open (no query of their own).
+
+    ``zones`` and ``weapons`` narrow the locked characters' zones and weapons to those ids
+    (a strike touches one zone and one weapon; locking and loading every zone of both sheets
+    was most of its rows), and ``only_declared`` to the declaration's own zone and weapon.
+    A narrowed set is a subset of the full one, taken in the same order."""
     query = Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
     if declaration is not None:
         query = query.filter(declarations__pk=declaration)
@@ -219,6 +227,9 @@ def _lock(
         rows.declarations[decl.pk] = decl
         if of_declaration:
             of_participants = {*(of_participants or ()), decl.attacker_id, decl.target_id}
+        if only_declared:
+            zones = {decl.zone_id} if decl.zone_id else set()
+            weapons = {decl.weapon_id} if decl.weapon_id else set()
     if of_participants:
         characters = {
             *(characters or ()),
@@ -229,16 +240,8 @@ def _lock(
         rows.characters = {
             c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
         }
-        rows.zones = {
-            z.pk: z
-            for z in BodyZone.objects.select_for_update()
-            .filter(character_id__in=ids)
-            .order_by("pk")
-        }
-        rows.weapons = {
-            w.pk: w
-            for w in Weapon.objects.select_for_update().filter(character_id__in=ids).order_by("pk")
-        }
+        rows.zones = _locked(BodyZone, ids, zones)
+        rows.weapons = _locked(Weapon, ids, weapons)
         rows.disciplines = {
             d.pk: d
             for d in Discipline.objects.select_for_update()
@@ -249,6 +252,17 @@ def _lock(
             if p.character_id in rows.characters:
                 p.character = rows.characters[p.character_id]
     return rows
+
+
+def _locked(model: type[BodyZone | Weapon], characters: list[int], only: set[int] | None) -> Any:
+    """The rows of ``model`` of ``characters`` (those of ``only``, if given), locked in pk
+    order; none and no query for an empty ``only``."""
+    if only is not None and not only:
+        return {}
+    rows = model.objects.select_for_update().filter(character_id__in=characters)
+    if only is not None:
+        rows = rows.filter(pk__in=sorted(only))
+    return {row.pk: row for row in rows.order_by("pk")}
 
 
 def _log(

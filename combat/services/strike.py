@@ -43,7 +43,9 @@ def strike(
     as for declare_attack. Returns the declaration and its entries."""
     value, physical = _roll(roll, rng)
     with transaction.atomic():
-        rows = _declaration_rows(encounter, _pk(attacker), _pk(target), actor)
+        rows = _declaration_rows(
+            encounter, _pk(attacker), _pk(target), actor, zone=_pk(zone), weapon=_pk(weapon)
+        )
         a, t = rows.participants.get(_pk(attacker)), rows.participants.get(_pk(target))
         # Checked after the attacker's own (_declare: 403 for someone else's attacker).
         mine = a is not None and a.is_controlled_by(actor)
