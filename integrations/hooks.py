@@ -22,17 +22,25 @@ from sheets.signals import rested
 logger = logging.getLogger(__name__)
 
 
+def _active(campaign_id: int) -> list[WebhookEndpoint]:
+    return list(WebhookEndpoint.objects.filter(campaign_id=campaign_id, active=True))
+
+
 def _endpoints(campaign_id: int, event_type: str) -> list[WebhookEndpoint]:
-    return [
-        e
-        for e in WebhookEndpoint.objects.filter(campaign_id=campaign_id, active=True)
-        if e.wants(event_type)
-    ]
+    return [e for e in _active(campaign_id) if e.wants(event_type)]
 
 
-def dispatch(campaign_id: int, event_type: str, build: Any) -> None:
-    """Deliveries of ``build()`` (the event, built once) to every endpoint that wants it."""
-    endpoints = _endpoints(campaign_id, event_type)
+def dispatch(
+    campaign_id: int,
+    event_type: str,
+    build: Any,
+    active: list[WebhookEndpoint] | None = None,
+) -> None:
+    """Deliveries of ``build()`` (the event, built once) to every endpoint that wants it:
+    of ``active`` (the campaign's active endpoints, when the caller read them already)."""
+    if active is None:
+        active = _active(campaign_id)
+    endpoints = [e for e in active if e.wants(event_type)]
     if not endpoints:
         return
     event = payloads.envelope(event_type, build())
@@ -42,20 +50,32 @@ def dispatch(campaign_id: int, event_type: str, build: Any) -> None:
 
 
 def on_log_entry(entry: CombatLogEntry) -> None:
-    """A committed combat log entry (combat.events calls this after commit)."""
+    """A committed combat log entry (combat.events calls this after commit).
+
+    Most campaigns have no endpoint, and most entries carry no event: an entry with neither
+    an event nor someone going down reads nothing, and the others read the campaign's
+    endpoints once, and nothing more when there are none (a roll that put someone down read
+    the endpoints twice and who may see them, endpoints or not: a fifth of the roll's
+    request)."""
+    event_type = payloads.KIND_EVENTS.get(entry.kind)
+    if event_type is None and not payloads.may_put_down(entry):
+        return
     if not _loaded(entry):
         entry = CombatLogEntry.objects.select_related(
             "encounter__campaign", "actor", "declaration", "participant"
         ).get(pk=entry.pk)
     campaign_id = entry.encounter.campaign_id
-    event_type = payloads.KIND_EVENTS.get(entry.kind)
+    active = _active(campaign_id)
+    if not active:
+        return
     if event_type is not None:
-        dispatch(campaign_id, event_type, partial(payloads.combat_data, entry))
+        dispatch(campaign_id, event_type, partial(payloads.combat_data, entry), active)
     for down in payloads.downs(entry):
         dispatch(
             campaign_id,
             "participant.down",
             lambda down=down: {**payloads.combat_data(entry), **down},
+            active,
         )
 
 

@@ -110,16 +110,25 @@ class _NoOne:
     is_authenticated = True
 
 
+def _puts_down(change: dict[str, Any]) -> bool:
+    return (
+        change.get("model") == "participant"
+        and change.get("field") == "state"
+        and change.get("after") != Participant.State.ACTIVE
+    )
+
+
+def may_put_down(entry: CombatLogEntry) -> bool:
+    """Does this entry put a participant down or out (before asking who may see it)?"""
+    return any(_puts_down(change) for change in entry.changes)
+
+
 def downs(entry: CombatLogEntry) -> list[dict[str, Any]]:
     """Participants this entry put down or out, when players may see them."""
     out = []
     hidden: set[int] | None = None  # read only when someone went down (most entries: nobody)
     for change in entry.changes:
-        if (
-            change.get("model") == "participant"
-            and change.get("field") == "state"
-            and change.get("after") != Participant.State.ACTIVE
-        ):
+        if _puts_down(change):
             if hidden is None:
                 hidden = player_hidden_ids(entry)
             if change.get("pk") in hidden:

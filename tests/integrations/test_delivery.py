@@ -308,6 +308,43 @@ def test_a_character_save_costs_one_query_when_no_endpoint_wants_it(
     assert len(queries) == 1, [q["sql"] for q in queries]
 
 
+def test_a_fight_reads_the_endpoints_once_per_event_and_nothing_when_there_are_none(
+    table, django_capture_on_commit_callbacks
+):
+    """A roll that puts a thug down carries two events (roll.resolved, participant.down):
+    with no endpoint, the campaign's endpoints are read once for the entry and once for the
+    character it saved (character.changed), and nothing else: who went down and who may see
+    it were read for nobody. A declaration or a defense, which carry no event, read
+    nothing."""
+    encounter, y, t = fight(table, hidden=False)
+    steps = []
+    with django_capture_on_commit_callbacks() as callbacks:
+        decl, _ = services.declare_attack(
+            encounter=encounter,
+            attacker=y,
+            target=t,
+            action="mighty",
+            zone=t.character.zones.get(name="chest"),
+            weapon=y.character.weapons.get(),
+            actor=table.player,
+        )
+    steps.append(list(callbacks))
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
+    steps.append(list(callbacks))
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.resolve(declaration=decl, roll=43, actor=table.player)
+    steps.append(list(callbacks))
+    assert Participant.objects.get(pk=t.pk).state == Participant.State.DOWN
+    counts = []
+    for step in steps:
+        with CaptureQueriesContext(connection) as queries:
+            for callback in step:
+                callback()
+        counts.append(len(queries))
+    assert counts == [0, 0, 2], [q["sql"][:90] for q in queries.captured_queries]
+
+
 @override_settings(WEBHOOKS_ALLOW_PRIVATE=False)
 @pytest.mark.parametrize(
     "url",
