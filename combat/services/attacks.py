@@ -48,7 +48,13 @@ def declare_attack(
     that its odds need no further query."""
     with transaction.atomic():
         rows = _declaration_rows(
-            encounter, _pk(attacker), _pk(target), actor, zone=_pk(zone), weapon=_pk(weapon)
+            encounter,
+            _pk(attacker),
+            _pk(target),
+            actor,
+            zone=_pk(zone),
+            weapon=_pk(weapon),
+            lock_sheets=False,
         )
         return _declare(
             rows,
@@ -74,14 +80,17 @@ def _declaration_rows(
     *,
     zone: int | None,
     weapon: int | None,
+    lock_sheets: bool = True,
 ) -> Rows:
     # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys at
     # commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with a
-    # resolution holding the same zone and wanting the weapon. Locking both characters' rows
-    # first, in the fixed order, makes those checks wait for nothing.
+    # resolution holding the same zone and wanting the weapon. Locking that zone and that
+    # weapon first, in the fixed order (zones before weapons, after the encounter), makes
+    # those checks wait for nothing. A declaration alone changes neither sheet, so the
+    # characters and their disciplines are only read (lock_sheets=False); a strike in one
+    # call changes them and locks them first, as a resolution does.
     # An encounter given by its id (the API's) is found in the actor's campaigns only
     # (Encounter.DoesNotExist otherwise); a row was read and checked by the caller.
-    # Only the zone and the weapon named are locked (and checked in _declare).
     visible_to = actor if isinstance(encounter, int) else None
     return _lock(
         encounter,
@@ -90,6 +99,7 @@ def _declaration_rows(
         visible_to=visible_to,
         zones={zone} if zone is not None else set(),
         weapons={weapon} if weapon is not None else set(),
+        lock_sheets=lock_sheets,
     )
 
 

@@ -99,16 +99,24 @@ class Changes:
         self.items.append(item)
 
     def save(self) -> None:
+        # The sheet page compares versions: a hit is an edit of the sheet, one step per action.
         sheets: set[int] = set()
+        bumped: set[int] = set()
         for (label, pk), (obj, names) in self._dirty.items():
+            if label == "character" and getattr(obj, "_locked", False):
+                # Read under its lock (_lock), so its version is the stored one: the step
+                # goes in the same UPDATE as the change.
+                obj.version += 1  # type: ignore[attr-defined]
+                obj.save(update_fields=sorted({*names, "version"}))
+                bumped.add(pk)
+                continue
             obj.save(update_fields=sorted(names))
             if label == "character":
                 sheets.add(pk)
             elif label in SHEET_ROWS:
                 sheets.add(obj.character_id)  # type: ignore[attr-defined]
-        if sheets:
-            # The sheet page compares versions: a hit is an edit of the sheet.
-            Character.objects.filter(pk__in=sheets).update(version=F("version") + 1)
+        if sheets - bumped:
+            Character.objects.filter(pk__in=sheets - bumped).update(version=F("version") + 1)
 
     def __bool__(self) -> bool:
         return bool(self.items)
@@ -168,6 +176,7 @@ def _lock(
     zones: set[int] | None = None,
     weapons: set[int] | None = None,
     only_declared: bool = False,
+    lock_sheets: bool = True,
 ) -> Rows:
     """Lock the encounter, read its participants, and lock ``characters`` (and the characters
     of ``of_participants``, those in the encounter) with their zones, weapons and
@@ -184,7 +193,10 @@ def _lock(
     ``zones`` and ``weapons`` narrow the locked characters' zones and weapons to those ids
     (a strike touches one zone and one weapon; locking and loading every zone of both sheets
     was most of its rows), and ``only_declared`` to the declaration's own zone and weapon.
-    A narrowed set is a subset of the full one, taken in the same order."""
+    A narrowed set is a subset of the full one, taken in the same order. Without
+    ``lock_sheets`` the characters (read with the participants) and their disciplines are
+    read, not locked: for an action that changes none of them (a declaration), whose zone
+    and weapon are still locked, in the same order."""
     query = Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
     if declaration is not None:
         query = query.filter(declarations__pk=declaration)
@@ -244,17 +256,19 @@ def _lock(
         }
     if characters:
         ids = sorted(characters)
-        rows.characters = {
-            c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-        }
+        if lock_sheets:
+            rows.characters = {
+                c.pk: c
+                for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+            }
+            for c in rows.characters.values():
+                c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
         rows.zones = _locked(BodyZone, ids, zones)
         rows.weapons = _locked(Weapon, ids, weapons)
-        rows.disciplines = {
-            d.pk: d
-            for d in Discipline.objects.select_for_update()
-            .filter(character_id__in=ids)
-            .order_by("pk")
-        }
+        disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
+        if lock_sheets:
+            disciplines = disciplines.select_for_update()
+        rows.disciplines = {d.pk: d for d in disciplines}
         for p in participants.values():
             if p.character_id in rows.characters:
                 p.character = rows.characters[p.character_id]

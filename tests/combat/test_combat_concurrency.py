@@ -9,7 +9,7 @@ from django.db import connection
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Participant
-from sheets.models import BodyZone
+from sheets.models import BodyZone, Character
 
 
 def _ready_attack(fight):
@@ -70,3 +70,19 @@ def test_it_resolves_once_when_many_press_at_the_same_moment(fight):
     assert CombatLogEntry.objects.filter(kind="roll").count() == 1
     assert BodyZone.objects.get(pk=fight.zone(fight.thug, "chest").pk).wounds == 20
     assert Participant.objects.get(pk=fight.thug.pk).counterattacks == 1
+
+
+@pytest.mark.django_db
+def test_a_hit_steps_the_sheet_it_changes_by_one_version_and_leaves_the_other(fight):
+    """The sheet page compares versions: the hit's Vitality and wounds are one edit of the
+    thug's sheet (one step, written with the Vitality), and the declaration and defense,
+    which change no sheet, step none."""
+    ids = (fight.ysolde.character_id, fight.thug.character_id)
+    before = dict(Character.objects.filter(pk__in=ids).values_list("pk", "version"))
+    decl = _ready_attack(fight)
+    assert dict(Character.objects.filter(pk__in=ids).values_list("pk", "version")) == before
+    services.resolve(declaration=decl, roll=43, actor=fight.table.player)
+    after = dict(Character.objects.filter(pk__in=ids).values_list("pk", "version"))
+    thug = Character.objects.get(pk=fight.thug.character_id)
+    assert thug.vitality < fight.thug.character.vitality
+    assert after == {**before, thug.pk: before[thug.pk] + 1}

@@ -336,6 +336,7 @@ def _holding(action: Any) -> Any:
 
 def test_it_locks_the_sheet_rows_a_declaration_points_at_before_commit(fight):
     # Otherwise PostgreSQL's foreign-key checks lock them at commit, in an order of their own.
+    # A declaration changes neither sheet: the characters themselves stay free for edits.
     zone = fight.zone(fight.thug, "chest")
     weapon = fight.weapon(fight.ysolde)
     done = _holding(
@@ -350,10 +351,11 @@ def test_it_locks_the_sheet_rows_a_declaration_points_at_before_commit(fight):
         )
     )
     try:
-        assert _locked(Character, fight.ysolde.character_id)
-        assert _locked(Character, fight.thug.character_id)
         assert _locked(BodyZone, zone.pk)
         assert _locked(Weapon, weapon.pk)
+        assert not _locked(Character, fight.ysolde.character_id)
+        assert not _locked(Character, fight.thug.character_id)
+        assert not _locked(BodyZone, fight.zone(fight.thug, "head").pk)
     finally:
         done()
     assert not _locked(Weapon, weapon.pk)
