@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 from typing import Any
 from unittest import mock
@@ -46,20 +48,31 @@ def fight(table: Any, *, hidden: bool) -> tuple[Any, Participant, Participant]:
     return encounter, y, t
 
 
+def first_blow(
+    table: Any, encounter: Any, y: Participant, t: Participant, each: Any = nullcontext
+) -> None:
+    """Ysolde's mighty blow at the first thug's chest, parried, rolled 43: the thug goes
+    down. ``each`` wraps each of the three steps (declare, defend, roll)."""
+    with each():
+        decl, _ = services.declare_attack(
+            encounter=encounter,
+            attacker=y,
+            target=t,
+            action="mighty",
+            zone=t.character.zones.get(name="chest"),
+            weapon=y.character.weapons.get(),
+            actor=table.player,
+        )
+    with each():
+        services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
+    with each():
+        services.resolve(declaration=decl, roll=43, actor=table.player)
+
+
 def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> Participant:
     """Ysolde strikes the first thug down, then the second thug strikes Ysolde (rolls 43 and
     12); the second thug is returned. A thug who is down cannot strike back."""
-    decl, _ = services.declare_attack(
-        encounter=encounter,
-        attacker=y,
-        target=t,
-        action="mighty",
-        zone=t.character.zones.get(name="chest"),
-        weapon=y.character.weapons.get(),
-        actor=table.player,
-    )
-    services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
-    services.resolve(declaration=decl, roll=43, actor=table.player)
+    first_blow(table, encounter, y, t)
     services.next_turn(encounter=encounter, actor=table.gm)
     assert Participant.objects.get(pk=t.pk).state == Participant.State.DOWN
     t = (
@@ -317,24 +330,15 @@ def test_a_fight_reads_the_endpoints_once_per_event_and_nothing_when_there_are_n
     it were read for nobody. A declaration or a defense, which carry no event, read
     nothing."""
     encounter, y, t = fight(table, hidden=False)
-    steps = []
-    with django_capture_on_commit_callbacks() as callbacks:
-        decl, _ = services.declare_attack(
-            encounter=encounter,
-            attacker=y,
-            target=t,
-            action="mighty",
-            zone=t.character.zones.get(name="chest"),
-            weapon=y.character.weapons.get(),
-            actor=table.player,
-        )
-    steps.append(list(callbacks))
-    with django_capture_on_commit_callbacks() as callbacks:
-        services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
-    steps.append(list(callbacks))
-    with django_capture_on_commit_callbacks() as callbacks:
-        services.resolve(declaration=decl, roll=43, actor=table.player)
-    steps.append(list(callbacks))
+    steps: list[list[Any]] = []
+
+    @contextmanager
+    def step() -> Iterator[None]:
+        with django_capture_on_commit_callbacks() as callbacks:
+            yield
+        steps.append(list(callbacks))
+
+    first_blow(table, encounter, y, t, each=step)
     assert Participant.objects.get(pk=t.pk).state == Participant.State.DOWN
     counts = []
     for step in steps:
