@@ -263,8 +263,8 @@ def _lock(
             }
             for c in rows.characters.values():
                 c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
-        rows.zones = _locked(BodyZone, ids, zones)
-        rows.weapons = _locked(Weapon, ids, weapons)
+        rows.zones = _sheet_rows(BodyZone, ids, zones)
+        rows.weapons = _sheet_rows(Weapon, ids, weapons)
         disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
         if lock_sheets:
             disciplines = disciplines.select_for_update()
@@ -275,7 +275,9 @@ def _lock(
     return rows
 
 
-def _locked(model: type[BodyZone | Weapon], characters: list[int], only: set[int] | None) -> Any:
+def _sheet_rows(
+    model: type[BodyZone | Weapon], characters: list[int], only: set[int] | None
+) -> Any:
     """The rows of ``model`` of ``characters`` (those of ``only``, if given), locked in pk
     order; none and no query for an empty ``only``."""
     if only is not None and not only:
