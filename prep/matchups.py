@@ -119,6 +119,39 @@ class Row:
         """Strike modes down, defenses across (the template's order)."""
         return [(s, list(by.values())) for s, by in self.cells.items()]
 
+    @property
+    def best(self) -> tuple[str, int]:
+        """The strike mode that lands most often when the defender answers it with their
+        best defense (the defense is chosen once the strike is declared), and that chance;
+        the first mode in the rules' order on a tie."""
+        answered = [(s, min(c.hit for c in by.values())) for s, by in self.cells.items()]
+        return max(answered, key=lambda pair: pair[1])
+
+
+@dataclass
+class Glance:
+    """One section of the table at a glance: a line per attacker and weapon, a column per
+    defender, each cell the row of that pair (None where there is none) and its position in
+    the section (the page's anchor of its full card)."""
+
+    defenders: list[Fighter]
+    lines: list[tuple[Fighter, str, list[tuple[Row, int] | None]]]
+
+
+def glance(rows: list[Row]) -> Glance:
+    defenders: list[Fighter] = []
+    for row in rows:
+        if not any(d is row.defender for d in defenders):
+            defenders.append(row.defender)
+    lines: list[tuple[Fighter, str, list[tuple[Row, int] | None]]] = []
+    for index, row in enumerate(rows, start=1):
+        line = next((x for x in lines if x[0] is row.attacker and x[1] == row.weapon), None)
+        if line is None:
+            line = (row.attacker, row.weapon, [None] * len(defenders))
+            lines.append(line)
+        line[2][next(i for i, d in enumerate(defenders) if d is row.defender)] = (row, index)
+    return Glance(defenders, lines)
+
 
 def _targets(defender: Fighter) -> list[BodyZone | None]:
     """The least and the most protected zone (one when they tie), first by sheet order."""

@@ -273,8 +273,15 @@ def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
             "campaign": prepared.campaign,
             "table": table,
             "sections": [
-                ("NPCs attack the characters", table.npc_attacks, "npc-attacks"),
-                ("The characters attack the NPCs", table.character_attacks, "character-attacks"),
+                (title, rows, testid, matchups.glance(rows))
+                for title, rows, testid in (
+                    ("NPCs attack the characters", table.npc_attacks, "npc-attacks"),
+                    (
+                        "The characters attack the NPCs",
+                        table.character_attacks,
+                        "character-attacks",
+                    ),
+                )
             ],
         },
     )

@@ -106,11 +106,16 @@ def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, table, dev
     expect(page.get_by_role("heading", name="Matchup table")).to_be_visible()
     expect(page.get_by_test_id("npc-attacks").first).to_contain_text("Wolf")
     expect(page.get_by_test_id("character-attacks").first).to_contain_text("Ysolde Varr")
+    # At a glance: a number per pair, leading to that pair's full card.
+    glance = page.get_by_test_id("npc-attacks-glance")
+    expect(glance).to_contain_text("Wolf")
+    glance.get_by_role("link").first.click()
+    expect(page.locator("#npc-attacks-1")).to_be_in_viewport()
     check_page(page, width)
     shot(page, f"matchups-{label}")
 
     # One press: the encounter with everyone, and the tracker opens.
-    page.go_back()
+    page.locator("hgroup a").first.click()  # back to the prepared encounter
     page.get_by_test_id("start-prepared").click()
     expect(page.get_by_text("Wolf 3").first).to_be_visible()
     prepared = PreparedEncounter.objects.get(name="Wolves at the ford")

@@ -173,3 +173,41 @@ def test_an_empty_side_shows_a_hint(prep):
     prep.prepared.expected.clear()
     page = prep.client("gm").get(reverse("prep:prepared_matchups", args=[prep.prepared.pk]))
     assert 'data-testid="matchups-empty"' in page.content.decode()
+
+
+def test_the_glance_gives_each_pair_its_best_strike_against_the_best_answer(prep):
+    """The overview's number for a pair is the strike mode whose worst case over the three
+    defenses is highest (the defender answers a declared strike), taken from the full
+    card's own cells; it links to that card."""
+    table = matchups.matchup_table(prep.prepared)
+    html = (
+        prep.client("gm")
+        .get(reverse("prep:prepared_matchups", args=[prep.prepared.pk]))
+        .content.decode()
+    )
+    for testid, rows in (
+        ("npc-attacks", table.npc_attacks),
+        ("character-attacks", table.character_attacks),
+    ):
+        cards = matchups.table_as_dict(table)[testid.replace("-", "_")]
+        glance = matchups.glance(rows)
+        assert [d.label for d in glance.defenders] == list(
+            dict.fromkeys(card["defender"] for card in cards)
+        )
+        seen = 0
+        for attacker, weapon, cells in glance.lines:
+            for defender, entry in zip(glance.defenders, cells, strict=True):
+                row, index = entry
+                card = cards[index - 1]
+                assert (card["attacker"], card["weapon"], card["defender"]) == (
+                    attacker.label,
+                    weapon,
+                    defender.label,
+                )
+                worst = {s: min(c["hit"] for c in by.values()) for s, by in card["cells"].items()}
+                best = max(worst.values())
+                assert row.best == (next(s for s, w in worst.items() if w == best), best)
+                assert f'href="#{testid}-{index}"><strong>{best}%</strong>' in html
+                assert f'id="{testid}-{index}"' in html
+                seen += 1
+        assert seen == len(cards)
