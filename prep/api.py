@@ -202,7 +202,9 @@ MATCHUPS_SCHEMA = {
     "description": "npc_attacks and character_attacks: one row per attacker, weapon and "
     "defender, with cells[strike][defense] = {pvd, hit (of 100), second_hit (of 100), zones: "
     "[{zone, protection, damage_per_hit, hits_to_bzf}]} for the least and the most armored "
-    "zone (docs/rules.md, 'The matchup table').",
+    "zone (docs/rules.md, 'The matchup table'); best = {strike, hit}: the strike mode "
+    "whose lowest chance over the three defenses is highest, and that chance (the page's "
+    "overview).",
 }
 
 

@@ -284,7 +284,9 @@ def _num(x: Fraction | None) -> float | None:
 
 
 def row_as_dict(row: Row) -> dict[str, Any]:
+    strike, hit = row.best
     return {
+        "best": {"strike": strike, "hit": hit},
         "attacker": row.attacker.label,
         "attacker_hidden": row.attacker.hidden,
         "weapon": row.weapon,

@@ -206,7 +206,9 @@ def test_the_glance_gives_each_pair_its_best_strike_against_the_best_answer(prep
                 )
                 worst = {s: min(c["hit"] for c in by.values()) for s, by in card["cells"].items()}
                 best = max(worst.values())
-                assert row.best == (next(s for s, w in worst.items() if w == best), best)
+                strike = next(s for s, w in worst.items() if w == best)
+                assert row.best == (strike, best)
+                assert card["best"] == {"strike": strike, "hit": best}
                 assert f'href="#{testid}-{index}"><strong>{best}%</strong>' in html
                 assert f'id="{testid}-{index}"' in html
                 seen += 1
