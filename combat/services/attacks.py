@@ -14,6 +14,8 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
+    _attack_rows,
+    _declared_rows,
     _is_gm,
     _lock,
     _log,
@@ -92,13 +94,27 @@ def _declaration_rows(
     # An encounter given by its id (the API's) is found in the actor's campaigns only
     # (Encounter.DoesNotExist otherwise); a row was read and checked by the caller.
     visible_to = actor if isinstance(encounter, int) else None
+    zones = {zone} if zone is not None else set()
+    weapons = {weapon} if weapon is not None else set()
+    rows = _attack_rows(
+        encounter,
+        attacker,
+        target,
+        visible_to=visible_to,
+        zones=zones,
+        weapons=weapons,
+        lock_sheets=lock_sheets,
+    )
+    if rows is not None:
+        return rows
+    # Someone is missing (or the encounter is): the full read, whose checks say who.
     return _lock(
         encounter,
         of_participants={attacker, target},
         waiting=True,
         visible_to=visible_to,
-        zones={zone} if zone is not None else set(),
-        weapons={weapon} if weapon is not None else set(),
+        zones=zones,
+        weapons=weapons,
         lock_sheets=lock_sheets,
     )
 
@@ -226,13 +242,16 @@ def declare_defense(*, declaration: Declaration | int, defense: str, actor: User
         return _defend(rows, rows.declarations[_pk(declaration)], defense=defense, actor=actor)
 
 
-def _open_rows(declaration: Declaration | int, actor: User, **more: Any) -> Rows:
+def _open_rows(declaration: Declaration | int, actor: User, *, sheets: bool = False) -> Rows:
     """The rows of an action on a declaration, the declaration read under the lock: by its
-    id, in the actor's campaigns only (one statement finds and locks the encounter), or
-    from a row the caller already checked."""
+    id, in the actor's campaigns only, or from a row the caller already checked
+    (:func:`~combat.services.rows._declared_rows`; with ``sheets``, both characters, the
+    declaration's zone and weapon and the disciplines, locked)."""
     if isinstance(declaration, int):
-        return _lock(None, declaration=declaration, visible_to=actor, **more)
-    return _lock(declaration.encounter_id, declaration=declaration.pk, **more)
+        return _declared_rows(declaration, encounter=None, visible_to=actor, sheets=sheets)
+    return _declared_rows(
+        declaration.pk, encounter=declaration.encounter_id, visible_to=None, sheets=sheets
+    )
 
 
 def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> CombatLogEntry:

@@ -228,7 +228,7 @@ def resolve(
     :func:`~combat.services.declare_defense`."""
     value, physical = _roll(roll, rng)
     with transaction.atomic():
-        rows = _open_rows(declaration, actor, of_declaration=True, only_declared=True)
+        rows = _open_rows(declaration, actor, sheets=True)
         decl = rows.declarations[_pk(declaration)]
         for pk in (decl.attacker_id, decl.target_id):
             if _participant(rows, pk).character_id not in rows.characters:

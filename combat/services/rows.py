@@ -6,7 +6,10 @@ there first), and returns the :class:`~combat.models.CombatLogEntry` it wrote; t
 handed to :mod:`combat.events` once the transaction commits.
 
 Locks are always taken in one order: the encounter row (which serialises every action of a
-fight), then the characters by ascending pk, then their zones, weapons and disciplines. The
+fight), its declaration and participants, then the characters by ascending pk, then their
+zones, weapons and disciplines. The busiest actions (declare, defend, roll) take the first
+three in one statement (``FOR UPDATE OF`` locks in the order it names, and returns the newest
+version of each row it locked, so a statement that waited reads nothing stale). The
 sheet services lock a character before its rows and never an encounter, so the two cannot
 deadlock. A new row that points at sheet rows (a declaration's zone and weapon, a participant's
 character) has them locked in that order first: PostgreSQL checks foreign keys at commit with
@@ -24,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Exists, F, Max, OuterRef, Q, Subquery
+from django.db.models import Exists, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
@@ -202,16 +206,8 @@ def _lock(
         query = query.filter(declarations__pk=declaration)
     if encounter is not None:
         query = query.filter(pk=encounter if isinstance(encounter, int) else encounter.pk)
-    if visible_to is not None:
-        # Campaign.objects.for_user's rule, written on the encounter's own campaign column
-        # (one subquery less to build on the busiest path).
-        if not visible_to.is_authenticated:
-            raise (Declaration if declaration is not None else Encounter).DoesNotExist
-        query = query.filter(
-            Q(campaign__gm_id=visible_to.pk)
-            | Q(campaign_id__in=Membership.objects.filter(user_id=visible_to.pk).values("campaign"))
-        )
-    enc = query.first()
+    missing = (Declaration if declaration is not None else Encounter).DoesNotExist
+    enc = _visible(query, visible_to, "", missing).first()
     if enc is None:
         if visible_to is not None:
             raise (Declaration if declaration is not None else Encounter).DoesNotExist
@@ -275,6 +271,155 @@ def _lock(
     return rows
 
 
+def _visible(query: Any, user: User | None, prefix: str, missing: type[Exception]) -> Any:
+    """``query`` narrowed to encounters (at ``prefix``) in ``user``'s campaigns:
+    Campaign.objects.for_user's rule written on the encounter's own campaign column."""
+    if user is None:
+        return query
+    if not user.is_authenticated:
+        raise missing
+    return query.filter(
+        Q(**{f"{prefix}campaign__gm_id": user.pk})
+        | Q(
+            **{
+                f"{prefix}campaign_id__in": Membership.objects.filter(user_id=user.pk).values(
+                    "campaign"
+                )
+            }
+        )
+    )
+
+
+def _attack_rows(
+    encounter: Encounter | int,
+    attacker: int,
+    target: int,
+    *,
+    visible_to: User | None,
+    zones: set[int],
+    weapons: set[int],
+    lock_sheets: bool,
+) -> Rows | None:
+    """The rows of a new declaration, with the encounter's lock taken by the statement that
+    reads the two participants: the encounter, then the participants (FOR UPDATE OF both,
+    in that order), with their characters and whether the attacker has an attack open. Then
+    the named zone and weapon are locked and the disciplines read, as :func:`_lock` does
+    (with ``lock_sheets`` the characters are locked first, by pk, with their disciplines).
+
+    None when the statement finds fewer than the two participants (the encounter is not
+    there or not the user's, or someone is not in it, or both are the same): the caller
+    falls back to :func:`_lock`, whose checks name what is wrong. The log's seq is not read:
+    :func:`_log` numbers the entry in its own INSERT, a statement that starts after the
+    lock is held."""
+    enc_pk = encounter if isinstance(encounter, int) else encounter.pk
+    query = (
+        Participant.objects.filter(encounter_id=enc_pk, pk__in=(attacker, target))
+        .select_related("encounter__campaign", "character")
+        .select_for_update(of=("encounter", "self"))
+        .annotate(
+            _waiting=Exists(
+                Declaration.objects.filter(
+                    attacker=OuterRef("pk"),
+                    status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
+                )
+            )
+        )
+        .order_by("pk")
+    )
+    people = list(_visible(query, visible_to, "encounter__", Encounter.DoesNotExist))
+    if len(people) != 2 or attacker == target:
+        return None
+    enc = people[0].encounter
+    for p in people:
+        p.encounter = enc
+    rows = Rows(enc, {p.pk: p for p in people})
+    ids = sorted(p.character_id for p in people)
+    if lock_sheets:
+        rows.characters = {
+            c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+        }
+        for c in rows.characters.values():
+            c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
+        for p in people:
+            p.character = rows.characters[p.character_id]
+    rows.zones = _sheet_rows(BodyZone, ids, zones)
+    rows.weapons = _sheet_rows(Weapon, ids, weapons)
+    disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
+    if lock_sheets:
+        disciplines = disciplines.select_for_update()
+    rows.disciplines = {d.pk: d for d in disciplines}
+    return rows
+
+
+def _declared_rows(
+    declaration: int, *, encounter: int | None, visible_to: User | None, sheets: bool
+) -> Rows:
+    """The rows of an action on an open declaration (defend, cancel, roll), read with as
+    few statements as the lock order allows.
+
+    One statement locks the encounter, the declaration and its two participants (FOR
+    UPDATE OF, in that order: PostgreSQL takes a statement's row locks in the order the
+    clause names them, and hands back the newest version of every row it locked, so nothing
+    read here is older than the lock). The participants' characters come with them,
+    unlocked. With ``sheets`` (a roll, which changes them), a second statement locks the
+    two characters by pk, then the declaration's zone and weapon, re-reading them from the
+    declaration once the characters are held; the disciplines follow, locked. A declaration
+    outside ``visible_to``'s campaigns is ``Declaration.DoesNotExist`` (the API's 404)."""
+    query = (
+        Declaration.objects.filter(pk=declaration)
+        .select_related("encounter__campaign", "attacker__character", "target__character")
+        .select_for_update(of=("encounter", "self", "attacker", "target"))
+    )
+    if encounter is not None:
+        query = query.filter(encounter_id=encounter)
+    decl = _visible(query, visible_to, "encounter__", Declaration.DoesNotExist).first()
+    if decl is None:
+        if visible_to is not None:
+            raise Declaration.DoesNotExist
+        raise CombatConflict("This encounter no longer exists.")
+    enc = decl.encounter
+    people = (decl.attacker, decl.target)
+    for p in people:
+        p.encounter = enc
+    rows = Rows(enc, {p.pk: p for p in people}, declarations={decl.pk: decl})
+    if not sheets:
+        return rows
+    # The characters by pk, then the zone, then the weapon: the fixed order. A zone or weapon
+    # the declaration names is joined (inner, so that it can be locked); the row is re-read
+    # with them, after the lock on the declaration, so it is the same declaration.
+    related = ["attacker__character", "target__character"]
+    a, t = decl.attacker.character_id, decl.target.character_id
+    of = (
+        ["attacker__character", "target__character"]
+        if a < t
+        else ["target__character", "attacker__character"]
+    )
+    again = Declaration.objects.filter(pk=decl.pk)
+    if decl.zone_id is not None:
+        again = again.filter(zone__name__isnull=False)
+        related.append("zone")
+        of.append("zone")
+    if decl.weapon_id is not None:
+        again = again.filter(weapon__name__isnull=False)
+        related.append("weapon")
+        of.append("weapon")
+    held = again.select_related(*related).select_for_update(of=tuple(of)).first()
+    if held is None:
+        raise CombatConflict("The targeted zone or the weapon no longer exists.")
+    for p, locked in ((decl.attacker, held.attacker), (decl.target, held.target)):
+        p.character = locked.character
+        p.character._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
+        rows.characters[p.character_id] = p.character
+    if decl.zone_id is not None:
+        rows.zones[held.zone.pk] = held.zone  # type: ignore[union-attr]
+    if decl.weapon_id is not None:
+        rows.weapons[held.weapon.pk] = held.weapon  # type: ignore[union-attr]
+    ids = sorted(rows.characters)
+    disciplines = Discipline.objects.select_for_update().filter(character_id__in=ids)
+    rows.disciplines = {d.pk: d for d in disciplines.order_by("pk")}
+    return rows
+
+
 def _sheet_rows(
     model: type[BodyZone | Weapon], characters: list[int], only: set[int] | None
 ) -> Any:
@@ -307,9 +452,23 @@ def _log(
     if changes is not None:
         changes.save()
     enc = rows.encounter
-    last = rows.seq
-    if last is None:
-        last = CombatLogEntry.objects.filter(encounter=enc).aggregate(m=Max("seq"))["m"] or 0
+    seq: Any = rows.seq
+    if seq is None:
+        # Numbered by the INSERT itself (and handed back by it): a statement that starts
+        # once the encounter's lock is held sees every entry written before.
+        seq = (
+            Coalesce(
+                Subquery(
+                    CombatLogEntry.objects.filter(encounter_id=enc.pk)
+                    .order_by("-seq")
+                    .values("seq")[:1]
+                ),
+                0,
+            )
+            + 1
+        )
+    else:
+        seq += 1
     payload = {
         "text": text,
         "public_text": public_text or text,
@@ -319,7 +478,7 @@ def _log(
     }
     entry = CombatLogEntry.objects.create(
         encounter=enc,
-        seq=last + 1,
+        seq=seq,
         kind=kind,
         actor=actor if actor is not None and actor.is_authenticated else None,
         participant=participant,
