@@ -32,6 +32,7 @@ from django.db.models.functions import Coalesce
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.services.joined import attack_read, declared_read, fetch, sheets_read
 from sheets.models import BodyZone, Character, Discipline, Membership, Weapon
 
 if TYPE_CHECKING:
@@ -290,6 +291,14 @@ def _visible(query: Any, user: User | None, prefix: str, missing: type[Exception
     )
 
 
+def _member_params(user: User | None, missing: type[Exception]) -> list[Any]:
+    if user is None:
+        return []
+    if not user.is_authenticated:
+        raise missing
+    return [user.pk, user.pk]
+
+
 def _attack_rows(
     encounter: Encounter | int,
     attacker: int,
@@ -301,37 +310,29 @@ def _attack_rows(
     lock_sheets: bool,
 ) -> Rows | None:
     """The rows of a new declaration, with the encounter's lock taken by the statement that
-    reads the two participants: the encounter, then the participants (FOR UPDATE OF both,
-    in that order), with their characters and whether the attacker has an attack open. Then
-    the named zone and weapon are locked and the disciplines read, as :func:`_lock` does
-    (with ``lock_sheets`` the characters are locked first, by pk, with their disciplines).
+    reads the two participants (:func:`~combat.services.joined.attack_read`). Then the
+    named zone and weapon are locked and the disciplines read, as :func:`_lock` does (with
+    ``lock_sheets`` the characters are locked first, by pk, with their disciplines).
 
     None when the statement finds fewer than the two participants (the encounter is not
     there or not the user's, or someone is not in it, or both are the same): the caller
     falls back to :func:`_lock`, whose checks name what is wrong. The log's seq is not read:
     :func:`_log` numbers the entry in its own INSERT, a statement that starts after the
     lock is held."""
-    enc_pk = encounter if isinstance(encounter, int) else encounter.pk
-    query = (
-        Participant.objects.filter(encounter_id=enc_pk, pk__in=(attacker, target))
-        .select_related("encounter__campaign", "character")
-        .select_for_update(of=("encounter", "self"))
-        .annotate(
-            _waiting=Exists(
-                Declaration.objects.filter(
-                    attacker=OuterRef("pk"),
-                    status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
-                )
-            )
-        )
-        .order_by("pk")
-    )
-    people = list(_visible(query, visible_to, "encounter__", Encounter.DoesNotExist))
-    if len(people) != 2 or attacker == target:
+    if attacker == target:
         return None
-    enc = people[0].encounter
-    for p in people:
-        p.encounter = enc
+    enc_pk = encounter if isinstance(encounter, int) else encounter.pk
+    params = [enc_pk, attacker, target, *_member_params(visible_to, Encounter.DoesNotExist)]
+    found = fetch(attack_read(visible_to is not None), params)
+    if len(found) != 2:
+        return None
+    enc = found[0]["e"]
+    enc.campaign = found[0]["c"]
+    people = []
+    for row in found:
+        p = row["p"]
+        p.encounter, p.character, p._waiting = enc, row["ch"], bool(row["waiting"])
+        people.append(p)
     rows = Rows(enc, {p.pk: p for p in people})
     ids = sorted(p.character_id for p in people)
     if lock_sheets:
@@ -354,68 +355,51 @@ def _attack_rows(
 def _declared_rows(
     declaration: int, *, encounter: int | None, visible_to: User | None, sheets: bool
 ) -> Rows:
-    """The rows of an action on an open declaration (defend, cancel, roll), read with as
-    few statements as the lock order allows.
+    """The rows of an action on an open declaration (defend, cancel, roll), in as few
+    statements as the lock order allows.
 
-    One statement locks the encounter, the declaration and its two participants (FOR
-    UPDATE OF, in that order: PostgreSQL takes a statement's row locks in the order the
-    clause names them, and hands back the newest version of every row it locked, so nothing
-    read here is older than the lock). The participants' characters come with them,
-    unlocked. With ``sheets`` (a roll, which changes them), a second statement locks the
-    two characters by pk, then the declaration's zone and weapon, re-reading them from the
-    declaration once the characters are held; the disciplines follow, locked. A declaration
-    outside ``visible_to``'s campaigns is ``Declaration.DoesNotExist`` (the API's 404)."""
-    query = (
-        Declaration.objects.filter(pk=declaration)
-        .select_related("encounter__campaign", "attacker__character", "target__character")
-        .select_for_update(of=("encounter", "self", "attacker", "target"))
-    )
+    One statement (:func:`~combat.services.joined.declared_read`) locks the encounter, the
+    declaration and its two participants, with their characters unlocked. With ``sheets``
+    (a roll, which changes them), a second (:func:`~combat.services.joined.sheets_read`)
+    locks the two characters by pk, then the declaration's zone and weapon; the disciplines
+    follow, locked. A declaration outside
+    ``visible_to``'s campaigns is ``Declaration.DoesNotExist`` (the API's 404)."""
+    params = [declaration]
     if encounter is not None:
-        query = query.filter(encounter_id=encounter)
-    decl = _visible(query, visible_to, "encounter__", Declaration.DoesNotExist).first()
-    if decl is None:
+        params.append(encounter)
+    params += _member_params(visible_to, Declaration.DoesNotExist)
+    found = fetch(declared_read(visible_to is not None, encounter is not None), params)
+    if not found:
         if visible_to is not None:
             raise Declaration.DoesNotExist
         raise CombatConflict("This encounter no longer exists.")
-    enc = decl.encounter
-    people = (decl.attacker, decl.target)
-    for p in people:
-        p.encounter = enc
-    rows = Rows(enc, {p.pk: p for p in people}, declarations={decl.pk: decl})
+    row = found[0]
+    decl, enc = row["d"], row["e"]
+    enc.campaign = row["c"]
+    decl.encounter = enc
+    a, t = row["a"], row["t"]
+    a.encounter, a.character, decl.attacker = enc, row["ac"], a
+    t.encounter, t.character, decl.target = enc, row["tc"], t
+    rows = Rows(enc, {a.pk: a, t.pk: t}, declarations={decl.pk: decl})
     if not sheets:
         return rows
-    # The characters by pk, then the zone, then the weapon: the fixed order. A zone or weapon
-    # the declaration names is joined (inner, so that it can be locked); the row is re-read
-    # with them, after the lock on the declaration, so it is the same declaration.
-    related = ["attacker__character", "target__character"]
-    a, t = decl.attacker.character_id, decl.target.character_id
-    of = (
-        ["attacker__character", "target__character"]
-        if a < t
-        else ["target__character", "attacker__character"]
-    )
-    again = Declaration.objects.filter(pk=decl.pk)
-    if decl.zone_id is not None:
-        again = again.filter(zone__name__isnull=False)
-        related.append("zone")
-        of.append("zone")
-    if decl.weapon_id is not None:
-        again = again.filter(weapon__name__isnull=False)
-        related.append("weapon")
-        of.append("weapon")
-    held = again.select_related(*related).select_for_update(of=tuple(of)).first()
-    if held is None:
+    lo, hi = sorted((a.character_id, t.character_id))
+    params = [lo, hi]
+    params += [decl.zone_id] if decl.zone_id is not None else []
+    params += [decl.weapon_id] if decl.weapon_id is not None else []
+    held = fetch(sheets_read(decl.zone_id is not None, decl.weapon_id is not None), params)
+    if not held:
         raise CombatConflict("The targeted zone or the weapon no longer exists.")
-    for p, locked in ((decl.attacker, held.attacker), (decl.target, held.target)):
-        p.character = locked.character
-        p.character._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
-        rows.characters[p.character_id] = p.character
-    if decl.zone_id is not None:
-        rows.zones[held.zone.pk] = held.zone  # type: ignore[union-attr]
-    if decl.weapon_id is not None:
-        rows.weapons[held.weapon.pk] = held.weapon  # type: ignore[union-attr]
-    ids = sorted(rows.characters)
-    disciplines = Discipline.objects.select_for_update().filter(character_id__in=ids)
+    for c in (held[0]["lo"], held[0]["hi"]):
+        c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
+        rows.characters[c.pk] = c
+    for p in (a, t):
+        p.character = rows.characters[p.character_id]
+    if "z" in held[0]:
+        rows.zones[held[0]["z"].pk] = held[0]["z"]
+    if "w" in held[0]:
+        rows.weapons[held[0]["w"].pk] = held[0]["w"]
+    disciplines = Discipline.objects.select_for_update().filter(character_id__in=[lo, hi])
     rows.disciplines = {d.pk: d for d in disciplines.order_by("pk")}
     return rows
 
