@@ -25,7 +25,7 @@ from typing import Any
 from django.db import connections, models
 
 from combat.models import Declaration, Encounter, Participant
-from sheets.models import BodyZone, Campaign, Character, Membership, Weapon
+from sheets.models import BodyZone, Campaign, Character, Discipline, Membership, Weapon
 
 Converter = tuple[Callable[[Any, Any, Any], Any], Any]  # the function and its column
 
@@ -37,6 +37,8 @@ class Table:
     #: The JOIN's ON condition in SQL, naming aliases (None: the FROM table, or a CROSS
     #: JOIN whose conditions are in the WHERE clause).
     on: str | None = None
+    #: A LEFT JOIN: the table's row is None where nothing matched.
+    left: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,10 @@ def _compile(read: Read, using: str) -> _Compiled:
     sql = f"SELECT {', '.join(columns)} FROM {frm}"  # noqa: S608
     for table in rest:
         name = f"{quote(table.model._meta.db_table)} {quote(table.alias)}"
-        sql += f" INNER JOIN {name} ON {table.on}" if table.on else f" CROSS JOIN {name}"
+        if table.on is None:
+            sql += f" CROSS JOIN {name}"
+        else:
+            sql += f" {'LEFT OUTER' if table.left else 'INNER'} JOIN {name} ON {table.on}"
     sql += f" WHERE {read.where}"
     if read.order:
         sql += f" ORDER BY {read.order}"
@@ -102,8 +107,9 @@ def _compile(read: Read, using: str) -> _Compiled:
 
 
 def fetch(read: Read, params: Sequence[Any], using: str = "default") -> list[dict[str, Any]]:
-    """The rows of ``read``, each a dict of alias -> model instance (and the extra
-    expressions by name)."""
+    """The rows of ``read``, each a dict of alias -> model instance (None for a LEFT JOIN
+    that matched nothing) and the extra expressions by name. A row that comes back on
+    several lines of a join (the same pk) is decoded once and shared."""
     connection = connections[using]
     key = (connection.vendor, read)
     compiled = _CACHE.get(key)
@@ -112,16 +118,21 @@ def fetch(read: Read, params: Sequence[Any], using: str = "default") -> list[dic
     with connection.cursor() as cursor:
         cursor.execute(compiled.sql, list(params))
         raw = cursor.fetchall()
+    seen: dict[tuple[str, Any], models.Model] = {}
     out = []
     for row in raw:
         at = 0
         item: dict[str, Any] = {}
         for alias, model, attnames, converters in compiled.tables:
-            values = list(row[at : at + len(attnames)])
-            for i, convs in enumerate(converters):
-                for convert, col in convs:
-                    values[i] = convert(values[i], col, connection)
-            item[alias] = model.from_db(using, attnames, values)
+            pk = row[at]  # concrete_fields start with the pk on these models
+            instance = seen.get((alias, pk))
+            if instance is None and pk is not None:
+                values = list(row[at : at + len(attnames)])
+                for i, convs in enumerate(converters):
+                    for convert, col in convs:
+                        values[i] = convert(values[i], col, connection)
+                instance = seen[alias, pk] = model.from_db(using, attnames, values)
+            item[alias] = instance
             at += len(attnames)
         for name in compiled.extra:
             item[name] = row[at]
@@ -157,10 +168,15 @@ def _member(encounter: str, campaign: str) -> str:
 
 
 @cache
-def attack_read(visible: bool) -> Read:
-    """A new declaration's first statement: the encounter and the two participants (``%s``:
-    the encounter, the two participants' pks; with ``visible``, the user's pk twice), locked
-    in that order, with the campaign, the characters and whether each has an attack open."""
+def attack_read(visible: bool, zone: bool, weapon: bool, disciplines: bool) -> Read:
+    """A new declaration's first statement. ``%s``: the encounter, the two participants'
+    pks, then the zone's and the weapon's pks (those asked for), then with ``visible`` the
+    user's pk twice.
+
+    It locks the encounter, the two participants, the zone and the weapon, in that order,
+    and reads with them the campaign, both characters, whether each participant has an
+    attack open, and with ``disciplines`` the characters' disciplines (one line per
+    discipline, unlocked: a declaration only shows odds with them)."""
     status = ", ".join(f"'{s}'" for s in (Declaration.Status.PENDING, Declaration.Status.DEFENDED))
     table = Declaration._meta.db_table
     attacker = column(Declaration, "o", "attacker")
@@ -168,62 +184,88 @@ def attack_read(visible: bool) -> Read:
         f'EXISTS (SELECT 1 FROM "{table}" "o" WHERE {attacker} = {column(Participant, "p", "id")}'  # noqa: S608
     )
     waiting += f" AND {column(Declaration, 'o', 'status')} IN ({status}))"
+    tables = [
+        Table("p", Participant),
+        _on(Participant, "p", "encounter", Encounter, "e"),
+        _on(Encounter, "e", "campaign", Campaign, "c"),
+        _on(Participant, "p", "character", Character, "ch"),
+    ]
     where = f"{column(Participant, 'p', 'encounter')} = %s"
     where += f" AND {column(Participant, 'p', 'id')} IN (%s, %s)"
+    lock = ["e", "p"]
+    for wanted, model, alias in ((zone, BodyZone, "z"), (weapon, Weapon, "w")):
+        if wanted:
+            tables.append(Table(alias, model))
+            where += f" AND {column(model, alias, 'id')} = %s"
+            lock.append(alias)
+    order = column(Participant, "p", "id")
+    if disciplines:
+        on = f"{column(Discipline, 'dl', 'character')} = {column(Participant, 'p', 'character')}"
+        tables.append(Table("dl", Discipline, on, left=True))
+        order += ", " + column(Discipline, "dl", "id")
     if visible:
         where += " AND " + _member("e", "c")
     return Read(
-        tables=(
-            Table("p", Participant),
-            _on(Participant, "p", "encounter", Encounter, "e"),
-            _on(Encounter, "e", "campaign", Campaign, "c"),
-            _on(Participant, "p", "character", Character, "ch"),
-        ),
+        tables=tuple(tables),
         where=where,
-        order=column(Participant, "p", "id"),
-        lock=("e", "p"),
+        order=order,
+        lock=tuple(lock),
         extra=(("waiting", waiting),),
     )
 
 
 @cache
-def declared_read(visible: bool, in_encounter: bool) -> Read:
-    """An action on a declaration, first statement: the encounter, the declaration and its
-    two participants, locked in that order, with the campaign and both characters (``%s``:
-    the declaration; with ``in_encounter`` its encounter; with ``visible`` the user's pk
-    twice)."""
+def declared_read(visible: bool, in_encounter: bool, sheets: bool) -> Read:
+    """An action on a declaration, first statement. ``%s``: the declaration; with
+    ``in_encounter`` its encounter; with ``visible`` the user's pk twice.
+
+    It locks the encounter, the declaration and its two participants, in that order, and
+    reads the campaign and both characters with them: unlocked as ``ac`` and ``at``, or with
+    ``sheets`` (a roll, which changes them) locked after the participants as ``lo`` and
+    ``hi``, the lower pk first, whichever side each is on."""
     where = f"{column(Declaration, 'd', 'id')} = %s"
     if in_encounter:
         where += f" AND {column(Declaration, 'd', 'encounter')} = %s"
     if visible:
         where += " AND " + _member("e", "c")
-    return Read(
-        tables=(
-            Table("d", Declaration),
-            _on(Declaration, "d", "encounter", Encounter, "e"),
-            _on(Encounter, "e", "campaign", Campaign, "c"),
-            _on(Declaration, "d", "attacker", Participant, "a"),
-            _on(Participant, "a", "character", Character, "ac"),
-            _on(Declaration, "d", "target", Participant, "t"),
-            _on(Participant, "t", "character", Character, "tc"),
-        ),
-        where=where,
-        lock=("e", "d", "a", "t"),
-    )
+    tables = [
+        Table("d", Declaration),
+        _on(Declaration, "d", "encounter", Encounter, "e"),
+        _on(Encounter, "e", "campaign", Campaign, "c"),
+        _on(Declaration, "d", "attacker", Participant, "a"),
+        _on(Declaration, "d", "target", Participant, "t"),
+    ]
+    lock = ["e", "d", "a", "t"]
+    if sheets:
+        a, t = column(Participant, "a", "character"), column(Participant, "t", "character")
+        for alias, cmp in (("lo", "<"), ("hi", ">")):
+            pick = f"CASE WHEN {a} {cmp} {t} THEN {a} ELSE {t} END"
+            tables.append(Table(alias, Character, f"{column(Character, alias, 'id')} = {pick}"))
+            lock.append(alias)
+    else:
+        tables.append(_on(Participant, "a", "character", Character, "ac"))
+        tables.append(_on(Participant, "t", "character", Character, "tc"))
+    return Read(tables=tuple(tables), where=where, lock=tuple(lock))
 
 
 @cache
-def sheets_read(zone: bool, weapon: bool) -> Read:
-    """A roll's second statement: two characters (``%s``: the lower pk, then the higher),
-    then the zone and the weapon (their pks), locked in that order."""
-    tables = [Table("lo", Character), Table("hi", Character)]
-    where = [f"{column(Character, 'lo', 'id')} = %s", f"{column(Character, 'hi', 'id')} = %s"]
-    if zone:
-        tables.append(Table("z", BodyZone))
-        where.append(f"{column(BodyZone, 'z', 'id')} = %s")
-    if weapon:
-        tables.append(Table("w", Weapon))
-        where.append(f"{column(Weapon, 'w', 'id')} = %s")
-    return Read(
-        tables=tuple(tables), where=" AND ".join(where), lock=tuple(t.alias for t in tables)
-    )
+def sheet_rows_read(zone: bool, weapon: bool) -> Read:
+    """A roll's second statement, once both characters are locked: the zone and the weapon
+    (``%s``: the two characters' pks, then the zone's and the weapon's, those asked for),
+    locked in that order, and the two characters' disciplines, one line each (read, not
+    locked: a discipline changes only under its character's lock, which this transaction
+    holds)."""
+    tables = [
+        Table(alias, model)
+        for wanted, model, alias in ((zone, BodyZone, "z"), (weapon, Weapon, "w"))
+        if wanted
+    ]
+    of = column(Discipline, "dl", "character")
+    if tables:
+        tables.append(Table("dl", Discipline, f"{of} IN (%s, %s)", left=True))
+        where = " AND ".join(f"{column(t.model, t.alias, 'id')} = %s" for t in tables[:-1])
+    else:
+        tables.append(Table("dl", Discipline))
+        where = f"{of} IN (%s, %s)"
+    lock = tuple(t.alias for t in tables if t.alias != "dl")
+    return Read(tables=tuple(tables), where=where, order=column(Discipline, "dl", "id"), lock=lock)

@@ -7,9 +7,14 @@ handed to :mod:`combat.events` once the transaction commits.
 
 Locks are always taken in one order: the encounter row (which serialises every action of a
 fight), its declaration and participants, then the characters by ascending pk, then their
-zones, weapons and disciplines. The busiest actions (declare, defend, roll) take the first
-three in one statement (``FOR UPDATE OF`` locks in the order it names, and returns the newest
-version of each row it locked, so a statement that waited reads nothing stale). The
+zones, weapons and disciplines (an action skips what it does not lock: a declaration changes
+no sheet and locks no character). The busiest actions (declare, defend, roll) take their
+locks in one or two hand-written statements (:mod:`combat.services.joined`): ``FOR UPDATE
+OF`` locks in the order it names and returns the newest version of each row it locked, so a
+statement that waited for a lock reads none of those rows stale. What it reads there
+unlocked (characters and disciplines, for names, permissions and a declaration's odds) is as
+of the statement's start; whatever an action changes is read locked, or by a later
+statement once the locks are held. The
 sheet services lock a character before its rows and never an encounter, so the two cannot
 deadlock. A new row that points at sheet rows (a declaration's zone and weapon, a participant's
 character) has them locked in that order first: PostgreSQL checks foreign keys at commit with
@@ -32,7 +37,7 @@ from django.db.models.functions import Coalesce
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.joined import attack_read, declared_read, fetch, sheets_read
+from combat.services.joined import attack_read, declared_read, fetch, sheet_rows_read
 from sheets.models import BodyZone, Character, Discipline, Membership, Weapon
 
 if TYPE_CHECKING:
@@ -309,46 +314,59 @@ def _attack_rows(
     weapons: set[int],
     lock_sheets: bool,
 ) -> Rows | None:
-    """The rows of a new declaration, with the encounter's lock taken by the statement that
-    reads the two participants (:func:`~combat.services.joined.attack_read`). Then the
-    named zone and weapon are locked and the disciplines read, as :func:`_lock` does (with
-    ``lock_sheets`` the characters are locked first, by pk, with their disciplines).
+    """The rows of a new declaration, read by one statement
+    (:func:`~combat.services.joined.attack_read`) that locks the encounter, the two
+    participants, the named zone and the named weapon, in that order, with the characters
+    and their disciplines unlocked. With ``lock_sheets`` (a strike in one call, which
+    changes the sheets) it locks the encounter and the participants only; the characters
+    are then locked by pk, and the zone, the weapon and the disciplines read after them
+    (the lock order puts characters before their rows).
 
     None when the statement finds fewer than the two participants (the encounter is not
-    there or not the user's, or someone is not in it, or both are the same): the caller
-    falls back to :func:`_lock`, whose checks name what is wrong. The log's seq is not read:
-    :func:`_log` numbers the entry in its own INSERT, a statement that starts after the
-    lock is held."""
-    if attacker == target:
+    there or not the user's, someone is not in it, both are the same, or the zone or the
+    weapon does not exist): the caller falls back to :func:`_lock`, whose checks name what
+    is wrong. The log's seq is not read: :func:`_log` numbers the entry in its own INSERT,
+    a statement that starts after the lock is held."""
+    if attacker == target or len(zones) > 1 or len(weapons) > 1:
         return None
     enc_pk = encounter if isinstance(encounter, int) else encounter.pk
-    params = [enc_pk, attacker, target, *_member_params(visible_to, Encounter.DoesNotExist)]
-    found = fetch(attack_read(visible_to is not None), params)
-    if len(found) != 2:
+    params = [enc_pk, attacker, target, *zones, *weapons]
+    params += _member_params(visible_to, Encounter.DoesNotExist)
+    if lock_sheets:
+        # The zone and the weapon come after the characters in the lock order.
+        params = [enc_pk, attacker, target, *_member_params(visible_to, Encounter.DoesNotExist)]
+        read = attack_read(visible_to is not None, False, False, False)
+    else:
+        read = attack_read(visible_to is not None, bool(zones), bool(weapons), True)
+    found = fetch(read, params)
+    people = {row["p"].pk: row for row in found}
+    if len(people) != 2:
         return None
-    enc = found[0]["e"]
-    enc.campaign = found[0]["c"]
-    people = []
-    for row in found:
+    first = found[0]
+    enc = first["e"]
+    enc.campaign = first["c"]
+    for row in people.values():
         p = row["p"]
         p.encounter, p.character, p._waiting = enc, row["ch"], bool(row["waiting"])
-        people.append(p)
-    rows = Rows(enc, {p.pk: p for p in people})
-    ids = sorted(p.character_id for p in people)
-    if lock_sheets:
-        rows.characters = {
-            c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-        }
-        for c in rows.characters.values():
-            c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
-        for p in people:
-            p.character = rows.characters[p.character_id]
-    rows.zones = _sheet_rows(BodyZone, ids, zones)
-    rows.weapons = _sheet_rows(Weapon, ids, weapons)
-    disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
-    if lock_sheets:
-        disciplines = disciplines.select_for_update()
-    rows.disciplines = {d.pk: d for d in disciplines}
+    rows = Rows(enc, {pk: row["p"] for pk, row in people.items()})
+    if first.get("z") is not None:
+        rows.zones[first["z"].pk] = first["z"]
+    if first.get("w") is not None:
+        rows.weapons[first["w"].pk] = first["w"]
+    if not lock_sheets:
+        rows.disciplines = {row["dl"].pk: row["dl"] for row in found if row["dl"] is not None}
+        return rows
+    ids = sorted(p.character_id for p in rows.participants.values())
+    rows.characters = {
+        c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    }
+    for c in rows.characters.values():
+        c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
+    for p in rows.participants.values():
+        p.character = rows.characters[p.character_id]
+    zone, weapon = next(iter(zones), None), next(iter(weapons), None)
+    if not _read_sheet_rows(rows, ids, zone=zone, weapon=weapon):
+        return None  # the zone or the weapon is not there: _lock's checks say which
     return rows
 
 
@@ -359,49 +377,59 @@ def _declared_rows(
     statements as the lock order allows.
 
     One statement (:func:`~combat.services.joined.declared_read`) locks the encounter, the
-    declaration and its two participants, with their characters unlocked. With ``sheets``
-    (a roll, which changes them), a second (:func:`~combat.services.joined.sheets_read`)
-    locks the two characters by pk, then the declaration's zone and weapon; the disciplines
-    follow, locked. A declaration outside
-    ``visible_to``'s campaigns is ``Declaration.DoesNotExist`` (the API's 404)."""
+    declaration and its two participants, and with ``sheets`` (a roll, which changes them)
+    the two characters by pk. A roll then reads the declaration's zone and weapon (locked)
+    and the disciplines in one more (:func:`~combat.services.joined.sheet_rows_read`). A
+    declaration outside ``visible_to``'s campaigns is ``Declaration.DoesNotExist`` (the
+    API's 404)."""
     params = [declaration]
     if encounter is not None:
         params.append(encounter)
     params += _member_params(visible_to, Declaration.DoesNotExist)
-    found = fetch(declared_read(visible_to is not None, encounter is not None), params)
+    found = fetch(declared_read(visible_to is not None, encounter is not None, sheets), params)
     if not found:
         if visible_to is not None:
             raise Declaration.DoesNotExist
         raise CombatConflict("This encounter no longer exists.")
     row = found[0]
-    decl, enc = row["d"], row["e"]
+    decl, enc, a, t = row["d"], row["e"], row["a"], row["t"]
     enc.campaign = row["c"]
-    decl.encounter = enc
-    a, t = row["a"], row["t"]
-    a.encounter, a.character, decl.attacker = enc, row["ac"], a
-    t.encounter, t.character, decl.target = enc, row["tc"], t
+    decl.encounter, decl.attacker, decl.target = enc, a, t
     rows = Rows(enc, {a.pk: a, t.pk: t}, declarations={decl.pk: decl})
     if not sheets:
+        a.encounter, a.character = enc, row["ac"]
+        t.encounter, t.character = enc, row["tc"]
         return rows
-    lo, hi = sorted((a.character_id, t.character_id))
-    params = [lo, hi]
-    params += [decl.zone_id] if decl.zone_id is not None else []
-    params += [decl.weapon_id] if decl.weapon_id is not None else []
-    held = fetch(sheets_read(decl.zone_id is not None, decl.weapon_id is not None), params)
-    if not held:
-        raise CombatConflict("The targeted zone or the weapon no longer exists.")
-    for c in (held[0]["lo"], held[0]["hi"]):
+    for c in (row["lo"], row["hi"]):
         c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
         rows.characters[c.pk] = c
     for p in (a, t):
-        p.character = rows.characters[p.character_id]
-    if "z" in held[0]:
-        rows.zones[held[0]["z"].pk] = held[0]["z"]
-    if "w" in held[0]:
-        rows.weapons[held[0]["w"].pk] = held[0]["w"]
-    disciplines = Discipline.objects.select_for_update().filter(character_id__in=[lo, hi])
-    rows.disciplines = {d.pk: d for d in disciplines.order_by("pk")}
+        p.encounter, p.character = enc, rows.characters[p.character_id]
+    ids = [row["lo"].pk, row["hi"].pk]
+    if not _read_sheet_rows(rows, ids, zone=decl.zone_id, weapon=decl.weapon_id):
+        raise CombatConflict("The targeted zone or the weapon no longer exists.")
     return rows
+
+
+def _read_sheet_rows(
+    rows: Rows, characters: list[int], *, zone: int | None, weapon: int | None
+) -> bool:
+    """Once ``characters`` (two, by pk) are locked: lock ``zone`` and ``weapon`` and read
+    the characters' disciplines, in one statement
+    (:func:`~combat.services.joined.sheet_rows_read`), into ``rows``. False when the zone or
+    the weapon is not there (nothing read)."""
+    params = [*characters, *(pk for pk in (zone, weapon) if pk is not None)]
+    lines = fetch(sheet_rows_read(zone is not None, weapon is not None), params)
+    if (zone is not None or weapon is not None) and not lines:
+        return False
+    for line in lines:
+        if line.get("z") is not None:
+            rows.zones[line["z"].pk] = line["z"]
+        if line.get("w") is not None:
+            rows.weapons[line["w"].pk] = line["w"]
+        if line["dl"] is not None:
+            rows.disciplines[line["dl"].pk] = line["dl"]
+    return True
 
 
 def _sheet_rows(

@@ -223,11 +223,13 @@ def test_it_strikes_in_a_bounded_number_of_queries(fight, api_for, django_assert
     waiting" read with the participants, the attack and its encounter found by the lock's
     own read, no second read in the view; then 30: a declaration reads the sheets without
     locking them, and a hit steps the sheet's version in the UPDATE that writes its
-    Vitality; then 23: one statement locks the encounter with the participants (declare) or
-    with the declaration and its participants (defend, roll), a roll locks both characters,
-    its zone and its weapon in one more, and the log entry is numbered by its own INSERT;
-    6 of the 23 are the SAVEPOINT/RELEASE of the three transactions inside the test's own;
-    bench/bench_combat.py counts them with sessions)."""
+    Vitality; then 19: each request's first statement locks the encounter with what the
+    action checks (combat/services/joined.py: a declaration's participants, zone, weapon and
+    disciplines; a defense's declaration and participants; a roll's declaration,
+    participants and both characters), a roll reads its zone, weapon and disciplines in one
+    more, and the log entry is numbered by its own INSERT. 6 of the 19 are the SAVEPOINT and
+    RELEASE of the three transactions inside the test's own; bench/bench_combat.py counts
+    them with sessions)."""
     gm = api_for(fight.table.gm)
     body = {
         "attacker": fight.ysolde.pk,
@@ -244,4 +246,4 @@ def test_it_strikes_in_a_bounded_number_of_queries(fight, api_for, django_assert
     assert (declared.status_code, defended.status_code, rolled.status_code) == (201, 200, 200)
 
 
-STRIKE_QUERIES = 23
+STRIKE_QUERIES = 19

@@ -263,9 +263,10 @@ def test_a_player_hides_nothing_from_themself_but_sees_no_hidden_numbers(fight, 
 def test_it_strikes_in_one_call_in_a_bounded_number_of_queries(
     fight, api_for, django_assert_max_num_queries
 ):
-    """One lock of the rows (which finds the encounter in the user's campaigns), the log's
-    seq read with the participants, for three entries, the sheet's version stepped with its
-    Vitality (30 for the three requests: tests/combat/test_encounter_api.py)."""
+    """One statement locks the encounter and the participants (finding the encounter in the
+    user's campaigns), then the characters by pk, then one reads the zone, the weapon and
+    the disciplines; three entries, each numbered by its own INSERT, the sheet's version
+    stepped with its Vitality (19 for the three requests: tests/combat/test_encounter_api.py)."""
     gm = api_for(fight.table.gm)
     body = _body(
         fight, fight.ysolde, fight.thug, weapon=fight.weapon(fight.ysolde).pk, defense="parry"
@@ -275,4 +276,4 @@ def test_it_strikes_in_one_call_in_a_bounded_number_of_queries(
     assert r.status_code == 201
 
 
-STRIKE_QUERIES = 17
+STRIKE_QUERIES = 16
