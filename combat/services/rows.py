@@ -330,14 +330,13 @@ def _attack_rows(
     if attacker == target or len(zones) > 1 or len(weapons) > 1:
         return None
     enc_pk = encounter if isinstance(encounter, int) else encounter.pk
-    params = [enc_pk, attacker, target, *zones, *weapons]
+    # With lock_sheets the zone and the weapon wait: they come after the characters.
+    first_zones, first_weapons = (set(), set()) if lock_sheets else (zones, weapons)
+    params = [enc_pk, attacker, target, *first_zones, *first_weapons]
     params += _member_params(visible_to, Encounter.DoesNotExist)
-    if lock_sheets:
-        # The zone and the weapon come after the characters in the lock order.
-        params = [enc_pk, attacker, target, *_member_params(visible_to, Encounter.DoesNotExist)]
-        read = attack_read(visible_to is not None, False, False, False)
-    else:
-        read = attack_read(visible_to is not None, bool(zones), bool(weapons), True)
+    read = attack_read(
+        visible_to is not None, bool(first_zones), bool(first_weapons), not lock_sheets
+    )
     found = fetch(read, params)
     people = {row["p"].pk: row for row in found}
     if len(people) != 2:
