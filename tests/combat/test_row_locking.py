@@ -7,9 +7,9 @@ the same character rows (in opposite attack directions: A hits B in one fight, B
 another), while sheet threads add wounds and compare-and-set wounds and Fate on the same rows.
 Locks are taken in one order (combat/services/rows.py: encounter, its declaration and
 participants, then characters by pk, then their zones, weapons and disciplines;
-sheets/services.py: the character, then its row), so PostgreSQL must never report a deadlock. Afterwards every zone's wounds, every character's Fate
-and sheet version equal their start plus the effects logged by the combat log and counted by the
-sheet threads.
+sheets/services.py: the character, then its row), so PostgreSQL must never report a deadlock.
+Afterwards every zone's wounds, every character's Fate and sheet version equal their start plus
+the effects logged by the combat log and counted by the sheet threads.
 
 A race test finds a wrong lock order only when the timing is unlucky, so the last two tests
 check the order itself: the rows a new declaration or participant points at are locked before
