@@ -230,9 +230,6 @@ def resolve(
     with transaction.atomic():
         rows = _open_rows(declaration, actor, sheets=True)
         decl = rows.declarations[_pk(declaration)]
-        for pk in (decl.attacker_id, decl.target_id):
-            if _participant(rows, pk).character_id not in rows.characters:
-                raise CombatError("That participant is not in this encounter.")
         return _resolve(rows, decl, value=value, physical=physical, actor=actor)
 
 

@@ -175,53 +175,46 @@ class Rows:
 
 
 def _lock(
-    encounter: Encounter | int | None,
+    encounter: Encounter | int,
     *,
     characters: set[int] | None = None,
     of_participants: set[int] | None = None,
-    declaration: int | None = None,
-    of_declaration: bool = False,
     visible_to: User | None = None,
     waiting: bool = False,
     zones: set[int] | None = None,
     weapons: set[int] | None = None,
-    only_declared: bool = False,
     lock_sheets: bool = True,
 ) -> Rows:
     """Lock the encounter, read its participants, and lock ``characters`` (and the characters
     of ``of_participants``, those in the encounter) with their zones, weapons and
     disciplines.
 
-    The encounter may be named by a ``declaration`` of it instead (or as well): the
-    declaration is read once the encounter is locked, into ``rows.declarations``, and with
-    ``of_declaration`` its attacker's and target's characters are locked too. With
-    ``visible_to``, an encounter outside that user's campaigns is not found
-    (``DoesNotExist``: the API's 404) rather than read. The log's last seq comes with the
-    participants, and with ``waiting`` each participant's ``_waiting`` says whether it has
-    an attack open (no query of their own).
+    With ``visible_to``, an encounter outside that user's campaigns is not found
+    (``Encounter.DoesNotExist``: the API's 404) rather than read. The log's last seq comes
+    with the participants, and with ``waiting`` each participant's ``_waiting`` says whether
+    it has an attack open (no query of their own).
 
     ``zones`` and ``weapons`` narrow the locked characters' zones and weapons to those ids
     (a strike touches one zone and one weapon; locking and loading every zone of both sheets
-    was most of its rows), and ``only_declared`` to the declaration's own zone and weapon.
-    A narrowed set is a subset of the full one, taken in the same order. Without
-    ``lock_sheets`` the characters (read with the participants) and their disciplines are
-    read, not locked: for an action that changes none of them (a declaration), whose zone
-    and weapon are still locked, in the same order."""
+    was most of its rows). A narrowed set is a subset of the full one, taken in the same
+    order. Without ``lock_sheets`` the characters (read with the participants) and their
+    disciplines are read, not locked: for an action that changes none of them (a
+    declaration), whose zone and weapon are still locked, in the same order."""
     query = Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
-    if declaration is not None:
-        query = query.filter(declarations__pk=declaration)
-    if encounter is not None:
-        query = query.filter(pk=encounter if isinstance(encounter, int) else encounter.pk)
-    missing = (Declaration if declaration is not None else Encounter).DoesNotExist
-    enc = _visible(query, visible_to, "", missing).first()
+    query = query.filter(pk=encounter if isinstance(encounter, int) else encounter.pk)
+    if visible_to is not None:
+        if not visible_to.is_authenticated:
+            raise Encounter.DoesNotExist
+        # Campaign.objects.for_user's rule, on the encounter's own campaign column.
+        query = query.filter(
+            Q(campaign__gm_id=visible_to.pk)
+            | Q(campaign_id__in=Membership.objects.filter(user_id=visible_to.pk).values("campaign"))
+        )
+    enc = query.first()
     if enc is None:
         if visible_to is not None:
-            raise (Declaration if declaration is not None else Encounter).DoesNotExist
+            raise Encounter.DoesNotExist
         raise CombatConflict("This encounter no longer exists.")
-    decl = None
-    if declaration is not None:
-        # Read under the encounter's lock, which every change of a declaration holds.
-        decl = Declaration.objects.select_for_update().get(pk=declaration)
     # With their characters (unlocked, for the permission checks); the ones an action changes
     # are replaced below by the locked rows. Read once the encounter is locked: the last seq
     # is the one this action follows (a subquery of the encounter's own statement could see
@@ -244,13 +237,6 @@ def _lock(
     rows = Rows(enc, participants)
     if participants:
         rows.seq = next(iter(participants.values()))._last_seq or 0  # type: ignore[attr-defined]
-    if decl is not None:
-        rows.declarations[decl.pk] = decl
-        if of_declaration:
-            of_participants = {*(of_participants or ()), decl.attacker_id, decl.target_id}
-        if only_declared:
-            zones = {decl.zone_id} if decl.zone_id else set()
-            weapons = {decl.weapon_id} if decl.weapon_id else set()
     if of_participants:
         characters = {
             *(characters or ()),
@@ -259,41 +245,28 @@ def _lock(
     if characters:
         ids = sorted(characters)
         if lock_sheets:
-            rows.characters = {
-                c.pk: c
-                for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-            }
-            for c in rows.characters.values():
-                c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
+            _lock_characters(rows, ids)
         rows.zones = _sheet_rows(BodyZone, ids, zones)
         rows.weapons = _sheet_rows(Weapon, ids, weapons)
         disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
         if lock_sheets:
             disciplines = disciplines.select_for_update()
         rows.disciplines = {d.pk: d for d in disciplines}
-        for p in participants.values():
-            if p.character_id in rows.characters:
-                p.character = rows.characters[p.character_id]
     return rows
 
 
-def _visible(query: Any, user: User | None, prefix: str, missing: type[Exception]) -> Any:
-    """``query`` narrowed to encounters (at ``prefix``) in ``user``'s campaigns:
-    Campaign.objects.for_user's rule written on the encounter's own campaign column."""
-    if user is None:
-        return query
-    if not user.is_authenticated:
-        raise missing
-    return query.filter(
-        Q(**{f"{prefix}campaign__gm_id": user.pk})
-        | Q(
-            **{
-                f"{prefix}campaign_id__in": Membership.objects.filter(user_id=user.pk).values(
-                    "campaign"
-                )
-            }
-        )
-    )
+def _lock_characters(rows: Rows, ids: list[int]) -> None:
+    """Lock the characters ``ids`` by pk into ``rows.characters``, in place of the unlocked
+    ones their participants carry; Changes.save steps a locked sheet's version in the same
+    UPDATE as the change (``_locked``)."""
+    rows.characters = {
+        c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    }
+    for c in rows.characters.values():
+        c._locked = True  # type: ignore[attr-defined]
+    for p in rows.participants.values():
+        if p.character_id in rows.characters:
+            p.character = rows.characters[p.character_id]
 
 
 def _member_params(user: User | None, missing: type[Exception]) -> list[Any]:
@@ -356,13 +329,7 @@ def _attack_rows(
         rows.disciplines = {row["dl"].pk: row["dl"] for row in found if row["dl"] is not None}
         return rows
     ids = sorted(p.character_id for p in rows.participants.values())
-    rows.characters = {
-        c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-    }
-    for c in rows.characters.values():
-        c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
-    for p in rows.participants.values():
-        p.character = rows.characters[p.character_id]
+    _lock_characters(rows, ids)
     zone, weapon = next(iter(zones), None), next(iter(weapons), None)
     if not _read_sheet_rows(rows, ids, zone=zone, weapon=weapon):
         return None  # the zone or the weapon is not there: _lock's checks say which
