@@ -167,6 +167,23 @@ def stops_acting(conditions: dict[str, Any], round_: int) -> str | None:
     return None
 
 
+def weapon_out_of_hand(conditions: dict[str, Any]) -> bool:
+    """Disarmed: no weapon is in hand from the roll that disarmed until the condition ends
+    (the round after, spent retrieving it) or the GM lifts it. The tracker does not know
+    which of the sheet's weapons was held, so none is (docs/rules.md, "Disarm")."""
+    return "disarmed" in conditions
+
+
+def weapon_back_after(conditions: dict[str, Any]) -> int | None:
+    """The last round of a disarm, when the weapon is back as the next one begins; None
+    when nothing says (a disarm the GM set until removed)."""
+    info = conditions.get("disarmed")
+    if info is None:
+        return None
+    ends, until = _ends("disarmed", info)
+    return until if ends == ROUND else None
+
+
 def at_new_round(conditions: dict[str, Any], new_round: int) -> tuple[dict[str, Any], list[str]]:
     """The conditions left when round ``new_round`` begins, and the labels of those that
     ended with the last round."""

@@ -149,6 +149,11 @@ class Participant(models.Model):
         return rules_of_conditions.stops_acting(self.conditions, self.encounter.round)
 
     @property
+    def disarmed(self) -> bool:
+        """No weapon in hand (combat/conditions.py, ``weapon_out_of_hand``)."""
+        return rules_of_conditions.weapon_out_of_hand(self.conditions)
+
+    @property
     def can_act(self) -> bool:
         return self.state == self.State.ACTIVE and self.stopped_by is None
 

@@ -182,12 +182,19 @@ def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -
     attacker = attacker or next((r for r in mine if r.is_turn), None)
     attacker = attacker or next(iter(mine), None)
     if attacker is None:
-        return {"declare_attacker": None, "declare_targets": [], "declare_weapons": []}
+        return {
+            "declare_attacker": None,
+            "declare_targets": [],
+            "declare_weapons": [],
+            "declare_disarmed": False,
+        }
     return {
         "declare_attacker": attacker,
         # The helpless (unconscious, dying) are no targets: docs/rules.md, "Conditions".
         "declare_targets": [r for r in rows if r.p.pk != attacker.p.pk and r.p.can_defend],
-        "declare_weapons": attacker.weapons,
+        # Disarmed: no weapon in hand, so none is offered (docs/rules.md, "Disarm").
+        "declare_weapons": [] if attacker.p.disarmed else attacker.weapons,
+        "declare_disarmed": attacker.p.disarmed,
         "declare_chosen": attacker_pk == attacker.p.pk,
     }
 

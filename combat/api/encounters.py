@@ -340,6 +340,9 @@ def _declared(fn: Any, **kwargs: Any) -> Any:
         cause = exc.__cause__
         if isinstance(cause, services.CombatError) and cause.fields:
             raise serializers.ValidationError(
-                {name: FIELD_ERRORS.get(name, str(cause)) for name in cause.fields}
+                {
+                    name: str(cause) if cause.explains else FIELD_ERRORS.get(name, str(cause))
+                    for name in cause.fields
+                }
             ) from cause
         raise

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
+from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.services.rows import (
     Changes,
@@ -170,6 +171,8 @@ def _declare(
     w = rows.weapons.get(weapon) if weapon is not None else None
     if weapon is not None and (w is None or w.character_id != a.character_id):
         raise CombatError("That weapon is not the attacker's.", fields=("weapon",))
+    if w is not None and a.disarmed:
+        raise CombatError(_no_weapon(a), fields=("weapon",), explains=True)
     waiting = getattr(a, "_waiting", None)  # read with the participants (_lock(waiting=True))
     if waiting is None:
         waiting = Declaration.objects.filter(
@@ -216,6 +219,22 @@ def _declare(
         public_text=f"{counter}{a.name}: {how} at {t.name}{where}.",
     )
     return decl, entry
+
+
+def _no_weapon(a: Participant) -> str:
+    """Why a disarmed attacker may name no weapon (docs/rules.md, "Disarm")."""
+    last = condition_rules.weapon_back_after(a.conditions)
+    back = f"it is back when round {last} ends" if last is not None else "until the GM lifts it"
+    return (
+        f"{a.name} is disarmed and holds no weapon ({back}): attack or maneuver unarmed, "
+        "with no weapon chosen."
+    )
+
+
+def in_hand(attacker: Participant, weapon: Weapon | None) -> Weapon | None:
+    """The declared weapon if its attacker still holds it: a disarm between the declaration
+    and the roll leaves the attack to be made without it (docs/rules.md, "Disarm")."""
+    return None if attacker.disarmed else weapon
 
 
 def _require_able(a: Participant, t: Participant) -> None:
@@ -407,7 +426,7 @@ def declaration_odds(decl: Declaration) -> dict[str, Any]:
             decl,
             attacker=a,
             target=t,
-            weapon=decl.weapon,
+            weapon=in_hand(a_p, decl.weapon),
             zone=decl.zone,
             levels=levels,
             defense=mode or None,

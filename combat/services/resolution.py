@@ -10,7 +10,7 @@ from django.db import transaction
 
 from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.attacks import _feinted, _open_rows, _pk, _weight, setup
+from combat.services.attacks import _feinted, _open_rows, _pk, _weight, in_hand, setup
 from combat.services.rows import (
     Changes,
     CombatConflict,
@@ -97,7 +97,10 @@ def _apply_resolution(
     t_p = rows.participants[decl.target_id]
     a, t = a_p.character, t_p.character
     zone = rows.zones.get(decl.zone_id) if decl.zone_id else None
-    weapon = rows.weapons.get(decl.weapon_id) if decl.weapon_id else None
+    declared = rows.weapons.get(decl.weapon_id) if decl.weapon_id else None
+    weapon = in_hand(a_p, declared)
+    # Disarmed since the declaration: made without it (docs/rules.md, "Disarm").
+    without = f", without {declared.name} (disarmed)" if declared and weapon is None else ""
     if decl.zone_id and zone is None:
         raise CombatConflict("The targeted zone no longer exists.")
     levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}
@@ -133,7 +136,7 @@ def _apply_resolution(
             ch.set(t_p, "counterattacks", min(t_p.counterattacks + 1, MAX_COUNTERATTACKS))
         _epic(rows, ch, a, weapon_discipline(weapon.category) if weapon else None, r.check)
         label = r.degree.label + (f" ({r.check.abbr})" if r.check.abbr else "")
-        parts = [f"{a.name} {decl.action} strike at {t.name}{where} vs {decl.defense}"]
+        parts = [f"{a.name} {decl.action} strike at {t.name}{where}{without} vs {decl.defense}"]
         parts.append(f"{r.check.pvd}, rolled {value}: {label}.")
         if r.hits:
             dmg = " + ".join(str(h.damage) for h in r.hits)
@@ -201,7 +204,7 @@ def _apply_resolution(
     _epic(rows, ch, a, MELEE_COMBAT, m.check)
     label = m.check.degree.label + (f" ({m.check.abbr})" if m.check.abbr else "")
     against = "Focus" if kind is omg.Maneuver.FEINT else decl.defense
-    text = f"{a.name} tries to {kind.value} {t.name} vs {against}, {m.check.pvd}, "
+    text = f"{a.name} tries to {kind.value} {t.name}{without} vs {against}, {m.check.pvd}, "
     text += f"rolled {value}: {label}."
     if m.too_heavy:
         text += f" {t.name} is too heavy: no effect."
@@ -211,8 +214,27 @@ def _apply_resolution(
             text += f" {m.hit.damage} damage; Stamina test!"
         if m.shove_yards:
             text += f" Shoved {m.shove_yards} yd."
+        if m.condition is omg.Condition.DISARMED:
+            text += _declared_without(t_p)
     outcome = f"{t.name} is {m.condition.value}." if m.condition else "no effect."
     return result, text, f"{a.name} tries to {kind.value} {t.name}: {outcome}"
+
+
+def _declared_without(p: Participant) -> str:
+    """The log's word on ``p``'s attack already declared with a weapon, which a disarm
+    leaves to be made without it."""
+    waiting = (
+        Declaration.objects.filter(
+            attacker_id=p.pk,
+            status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED],
+            weapon__isnull=False,
+        )
+        .select_related("weapon")
+        .first()
+    )
+    if waiting is None or waiting.weapon is None:
+        return ""
+    return f" {p.name}'s attack already declared goes on without {waiting.weapon.name}."
 
 
 def resolve(

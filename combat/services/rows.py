@@ -50,11 +50,16 @@ Kind = CombatLogEntry.Kind
 
 class CombatError(Exception):
     """The action is not possible in the current state of the fight. ``fields`` names the
-    inputs at fault, when it is one (or more) of them (the API answers 400 naming them)."""
+    inputs at fault, when it is one (or more) of them (the API answers 400 naming them);
+    ``explains`` says the message tells what is wrong with that input better than the API's
+    usual words for it do."""
 
-    def __init__(self, message: str = "", *, fields: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, message: str = "", *, fields: tuple[str, ...] = (), explains: bool = False
+    ) -> None:
         super().__init__(message)
         self.fields = fields
+        self.explains = explains
 
 
 class CombatConflict(CombatError):
