@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.resolution import _apply_resolution, _roll
+from combat.services.resolution import _apply_resolution, _require_not_over, _roll
 from combat.services.rows import (
     SHEET_ROWS,
     Changes,
@@ -208,6 +208,7 @@ def spend_fate(
         _require_control(rows, s, actor)
         if s.character.owner_id != actor.pk:
             raise PermissionDenied("Fate is spent by the character's own player.")
+        _require_not_over(rows.encounter)
         rows = _rows_for(entry.encounter_id, [entry], s.pk, entry.declaration.attacker_id)
         s = rows.participants[s.pk]
         decl = rows.declarations.get(entry.declaration_id)

@@ -309,6 +309,7 @@ def stamina_check(
         rows = _lock(participant.encounter_id, characters={p.character_id})
         p = rows.participants[p.pk]
         _require_control(rows, p, actor)
+        _require_not_over(rows.encounter)
         if not p.stamina_due:
             raise CombatConflict(
                 f"No Stamina test is due for {p.name}: nothing calls for one, or it was "
@@ -334,6 +335,13 @@ def stamina_check(
             public_text=f"{p.name}'s Stamina test: {verdict}.",
             result=result.as_dict(),
         )
+
+
+def _require_not_over(encounter: Encounter) -> None:
+    """An ended fight takes no more rolls (a Stamina test, Fate): its record stays as it
+    ended. The GM undoes the end first to go on."""
+    if encounter.status == Encounter.Status.FINISHED:
+        raise CombatError("The fight is over: no more rolls in it (the GM can undo its end).")
 
 
 def adjust_zone(
