@@ -98,6 +98,17 @@ def test_a_weapon_out_of_hand_is_not_worn_by_a_block(fight):
     assert "loses 1 DMG" not in rolled.text
 
 
+def test_the_page_says_an_open_attack_goes_on_without_the_weapon(fight, client_for):
+    _thugs_mighty_strike(fight)
+    gm = client_for(fight.table.gm)
+    page = gm.get(fight.encounter.get_absolute_url()).text
+    assert "with Hatchet." in page and "80v25" in page
+    _disarm(fight, fight.ysolde, fight.thug)
+    page = gm.get(fight.encounter.get_absolute_url()).text
+    assert "with Hatchet (disarmed: made without it)." in page
+    assert "70v25" in page and "80v25" not in page  # the odds shown are the unarmed ones
+
+
 def test_it_keeps_the_weapon_for_an_attack_when_the_disarm_fails(fight):
     decl = _thugs_mighty_strike(fight)
     gm = fight.table.gm
