@@ -200,6 +200,9 @@ TASKS = {
 # Webhooks may go to loopback, private and link-local addresses only on a laptop (and in the
 # tests): in production such a URL is refused, when saved and again at each delivery.
 WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", DEBUG)
+# One delivery attempt, from connecting to the end of the answer, ends after this many
+# seconds, however slowly the receiver trickles its bytes (the worker is not held longer).
+WEBHOOKS_DELIVERY_TIMEOUT = float(os.environ.get("WEBHOOKS_DELIVERY_TIMEOUT", "10"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
