@@ -161,7 +161,12 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+        # The handshake after self.sock is set, so that the delivery's watchdog can cut a
+        # receiver that trickles it too.
+        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]
+            sock, server_hostname=self.host, do_handshake_on_connect=False
+        )
+        self.sock.do_handshake()
 
 
 def body_of(delivery: WebhookDelivery) -> str:
