@@ -7,6 +7,7 @@ an in-memory channel layer. A deployment sets at least ``DEBUG=0``, ``SECRET_KEY
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -32,6 +33,17 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_networks(name: str) -> list[str]:
+    """A list of IP addresses or networks (``10.0.0.0/8``); a typo stops the start."""
+    items = env_list(name)
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an IP address or network") from exc
+    return items
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -200,6 +212,9 @@ TASKS = {
 # Webhooks may go to loopback, private and link-local addresses only on a laptop (and in the
 # tests): in production such a URL is refused, when saved and again at each delivery.
 WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", DEBUG)
+# One delivery attempt, from connecting to the end of the answer, ends after this many
+# seconds, however slowly the receiver trickles its bytes (the worker is not held longer).
+WEBHOOKS_DELIVERY_TIMEOUT = float(os.environ.get("WEBHOOKS_DELIVERY_TIMEOUT", "10"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -249,7 +264,16 @@ REST_FRAMEWORK = {
         "rules_user": os.environ.get("THROTTLE_RULES_USER", "600/min"),
         "login": os.environ.get("THROTTLE_LOGIN", "10/min"),
     },
+    # DRF's own reading of X-Forwarded-For is off (0: REMOTE_ADDR); the project's throttles
+    # find the client through TRUSTED_PROXIES (config/throttling.py, client_ident).
+    "NUM_PROXIES": 0,
 }
+
+# Proxies (addresses or networks, comma-separated) whose X-Forwarded-For is believed: only a
+# request whose REMOTE_ADDR is one of them is counted, in every rate limit, by the rightmost
+# address of that header that is not one of them. None by default: the client is REMOTE_ADDR
+# (behind nginx, uvicorn's --proxy-headers already puts the client there: docs/deploy.md).
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "OMG Table API",

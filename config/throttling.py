@@ -9,9 +9,10 @@ password is not even checked. An attempt is counted before the password is check
 requests cannot slip past the count) and given back when it logs in: only failures use up the
 allowance, so a table of players behind one home router can all log in.
 
-The client address is found exactly as the rules API's throttles find it (DRF's ``get_ident``,
-which honours ``REST_FRAMEWORK["NUM_PROXIES"]`` behind a proxy), and the counters live in the
-default cache, as DRF's do: with several processes, configure a shared cache.
+The client address is found as the rules API's throttles find it (``client_ident``: the
+request's REMOTE_ADDR, and ``X-Forwarded-For`` only from a proxy listed in TRUSTED_PROXIES, so a
+client cannot name itself a new address for each guess), and the counters live in the default
+cache, as DRF's do: with several processes, configure a shared cache.
 
 When that cache is down (Redis stopped, unreachable), the login pages and the rules API let
 requests through unthrottled rather than fail them all with 500s: a warning is logged, once a
@@ -21,7 +22,9 @@ minute at most, so the outage is seen without flooding the log.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import ipaddress
 import logging
 import math
 import threading
@@ -29,13 +32,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
-from rest_framework.throttling import BaseThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +89,43 @@ def login_rate() -> tuple[int | None, int | None]:
     return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
 
 
+@functools.cache
+def _networks(
+    proxies: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
+
+
+def _trusted(address: str, networks: tuple[Any, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
 def client_ident(request: HttpRequest) -> str:
-    ident: str = BaseThrottle().get_ident(request)
-    return ident
+    """The client's address, as every rate limit counts it: REMOTE_ADDR, unless that is one of
+    TRUSTED_PROXIES; then the rightmost ``X-Forwarded-For`` address that is not one of them
+    (each proxy appends the address it got the request from, so entries left of the first
+    untrusted one may be the client's own inventions)."""
+    remote = str(request.META.get("REMOTE_ADDR", ""))
+    networks = _networks(tuple(settings.TRUSTED_PROXIES))
+    if not networks or not _trusted(remote, networks):
+        return remote
+    forwarded = [a.strip() for a in request.headers.get("x-forwarded-for", "").split(",")]
+    for address in reversed([a for a in forwarded if a]):
+        if not _trusted(address, networks):
+            return address
+    return remote
+
+
+class ClientAddressMixin:
+    """For DRF throttles: count the client by ``client_ident``, not by DRF's own reading of
+    ``X-Forwarded-For`` (which believes whatever the client sent)."""
+
+    def get_ident(self, request: Any) -> str:
+        return client_ident(request)
 
 
 def _window(bucket: str, window: int, now: float) -> tuple[str, int]:

@@ -11,6 +11,7 @@ duplicate. After a success the queued attempt finds the delivery done and does n
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
@@ -18,6 +19,8 @@ import logging
 import random
 import socket
 import ssl
+import threading
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -40,7 +43,10 @@ logger = logging.getLogger(__name__)
 BACKOFF = (30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600)
 MAX_ATTEMPTS = len(BACKOFF) + 1
 JITTER = 0.2
-TIMEOUT = 10
+#: At most this much of a receiver's answer is read (the status is all that counts).
+MAX_RESPONSE_BYTES = 64 * 1024
+#: A URL longer than this is refused (the column's length).
+MAX_URL_LENGTH = 500
 #: An endpoint whose deliveries ran out of retries this many times in a row is paused.
 PAUSE_AFTER_FAILED_DELIVERIES = 1
 USER_AGENT = "OMG-Table-Webhooks/1"
@@ -48,6 +54,15 @@ USER_AGENT = "OMG-Table-Webhooks/1"
 
 class RefusedURL(ValueError):
     """The URL is not one webhooks may be sent to."""
+
+
+class DeadlineExceeded(OSError):
+    """The attempt (connect, send, the whole answer) took longer than its deadline."""
+
+
+def deadline_seconds() -> float:
+    """One attempt's whole budget, ``WEBHOOKS_DELIVERY_TIMEOUT`` (read at each attempt)."""
+    return float(settings.WEBHOOKS_DELIVERY_TIMEOUT)
 
 
 def backoff(attempt: int, rng: random.Random | None = None) -> timedelta:
@@ -84,12 +99,33 @@ class Target:
     address: str  # the IP the request goes to (checked)
 
 
+def check_url_text(url: str) -> None:
+    """The characters of ``url``: printable ASCII only, and at most MAX_URL_LENGTH of them.
+
+    Non-ASCII is refused outright rather than encoded on the way out: a path such as
+    ``/\u202e`` (a right-to-left override) reads differently from what is sent, and an
+    international host name can be given in its ``xn--`` form. Spaces and control characters
+    cannot go in a request line at all.
+
+    ``http://1.1.1.1/\u202e`` is refused; ``https://xn--bcher-kva.example/hook`` is not.
+    """
+    if len(url) > MAX_URL_LENGTH:
+        raise RefusedURL(f"The URL is longer than {MAX_URL_LENGTH} characters.")
+    bad = next((c for c in url if not "\x21" <= c <= "\x7e"), None)
+    if bad is not None:
+        raise RefusedURL(
+            f"Use printable ASCII only: the URL holds U+{ord(bad):04X}. Percent-encode the "
+            "path and give an international host name in its xn-- form."
+        )
+
+
 def check_url(url: str) -> Target:
     """Resolve ``url``'s host and check every address it has; raises RefusedURL.
 
     Loopback, private, link-local, reserved and other non-public addresses are refused unless
     ``WEBHOOKS_ALLOW_PRIVATE`` (tests, a laptop). The request then goes to the address checked
     here, so a DNS answer that changes in between cannot redirect it."""
+    check_url_text(url)
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise RefusedURL("Give an http:// or https:// URL.")
@@ -125,7 +161,12 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+        # The handshake after self.sock is set, so that the delivery's watchdog can cut a
+        # receiver that trickles it too.
+        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]
+            sock, server_hostname=self.host, do_handshake_on_connect=False
+        )
+        self.sock.do_handshake()
 
 
 def body_of(delivery: WebhookDelivery) -> str:
@@ -144,29 +185,88 @@ def signed_headers(secret: str, webhook_id: str, sent_at: datetime, body: str) -
 
 
 def post(url: str, headers: dict[str, str], body: str) -> int:
-    """POST ``body``; the status code. Raises RefusedURL or OSError (connection, timeout).
-    Redirects are not followed (a 3xx is a failure)."""
+    """POST ``body``; the status code. Raises RefusedURL or OSError (connection, a timeout,
+    DeadlineExceeded). Redirects are not followed (a 3xx is a failure).
+
+    One deadline covers the whole attempt: connecting, sending and reading the answer, of
+    which at most MAX_RESPONSE_BYTES are read. Each socket operation waits at most what is
+    left of it, and a watchdog shuts the socket down when it passes, so a receiver that
+    trickles a byte now and then cannot hold the worker past it."""
+    limit = deadline_seconds()
+    deadline = time.monotonic() + limit
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise DeadlineExceeded(f"Timed out: no full answer within {limit:g} s.")
+        return remaining
+
     target = check_url(url)
     conn: http.client.HTTPConnection
     if target.scheme == "https":
-        conn = _PinnedHTTPSConnection(target, timeout=TIMEOUT)
+        conn = _PinnedHTTPSConnection(target, timeout=left())
     else:
-        conn = http.client.HTTPConnection(target.address, target.port, timeout=TIMEOUT)
+        conn = http.client.HTTPConnection(target.address, target.port, timeout=left())
     host = target.host if ":" not in target.host else f"[{target.host}]"
+    watchdog = _Watchdog(conn, left())
     try:
+        conn.connect()
+        assert conn.sock is not None
+        conn.sock.settimeout(left())
         conn.request(
             "POST",
             target.path,
             body=body.encode(),
             headers={**headers, "host": f"{host}:{target.port}"},
         )
+        conn.sock.settimeout(left())
         response = conn.getresponse()
-        response.read(64 * 1024)  # a little of the answer, never all of it
+        read = 0
+        while read < MAX_RESPONSE_BYTES:  # a little of the answer, never all of it
+            left()
+            chunk = response.read1(min(4096, MAX_RESPONSE_BYTES - read))
+            if not chunk:
+                break
+            read += len(chunk)
+        left()
         return response.status
-    except http.client.HTTPException as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        if watchdog.fired or time.monotonic() >= deadline:
+            raise DeadlineExceeded(f"Timed out: no full answer within {limit:g} s.") from exc
+        if isinstance(exc, OSError):
+            raise
         raise OSError(str(exc)) from exc
     finally:
+        watchdog.cancel()
         conn.close()
+
+
+class _Watchdog:
+    """Shuts ``conn``'s socket down after ``seconds``: a blocked read or write then returns
+    at once, whatever the receiver keeps trickling."""
+
+    def __init__(self, conn: http.client.HTTPConnection, seconds: float) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._done = False
+        self.fired = False
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._done or self._conn.sock is None:
+                return
+            self.fired = True
+            # The plain socket's shutdown, under TLS too (SSLSocket's own drops its state).
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(self._conn.sock, socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
 
 
 # --- Queueing ---------------------------------------------------------------------------------
@@ -241,20 +341,25 @@ def attempt(
             delivery.next_attempt_at = now + timedelta(seconds=BACKOFF[-1])
         delivery.save(update_fields=["attempts", "next_attempt_at", "updated_at"])
         enqueue(delivery, at=delivery.next_attempt_at)
-    body = body_of(delivery)
     status: int | None = None
     error = ""
     try:
+        body = body_of(delivery)
         status = post(
             endpoint.url, signed_headers(endpoint.secret, delivery.webhook_id, now, body), body
         )
         if not 200 <= status < 300:
             error = f"Answered {status}."
-    except RefusedURL as exc:
+    except (RefusedURL, DeadlineExceeded) as exc:
         error = str(exc)
     except OSError as exc:
-        error = f"{type(exc).__name__}: {exc}"[:300]
-    return _record(delivery.pk, status, error, now)
+        error = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        # Whatever else goes wrong is this attempt's failure, recorded and shown with the
+        # delivery: an attempt that raised would leave it "pending" with no reason given.
+        logger.exception("webhook delivery %s failed unexpectedly", delivery.pk)
+        error = f"Could not be sent ({type(exc).__name__}: {exc})"
+    return _record(delivery.pk, status, error[:300], now)
 
 
 def _record(delivery_id: int, status: int | None, error: str, now: datetime) -> str:

@@ -1,7 +1,7 @@
 """Where events come from: combat log entries once committed (combat.events), characters
-saved, daily rests (sheets.signals). Each becomes one delivery per active endpoint of the
-campaign that asked for the event; building and sending happen after commit, off the request
-(the task worker sends)."""
+saved or their rows edited, daily rests (sheets.signals). Each becomes one delivery per active
+endpoint of the campaign that asked for the event; building and sending happen after commit,
+off the request (the task worker sends)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from combat.models import CombatLogEntry, Encounter
 from integrations import delivery, payloads
 from integrations.models import WebhookEndpoint
 from sheets.models import Character
-from sheets.signals import rested
+from sheets.signals import rested, rows_changed
 
 logger = logging.getLogger(__name__)
 
@@ -111,12 +111,49 @@ def _safely(fn: Any, *args: Any) -> None:
         logger.exception("webhook dispatch failed")
 
 
+class _Changed:
+    """The after-commit callback of a character.changed event. A transaction holds at most
+    one per character: a sheet saved with its rows (the API's PUT), or saved twice, is one
+    change. Callbacks of a rolled-back savepoint are dropped by Django, this one with them."""
+
+    def __init__(self, character_id: int, campaign_id: int) -> None:
+        self.character_id = character_id
+        self.campaign_id = campaign_id
+        self.ran = False  # a test runs the callbacks inside its own transaction
+
+    def __call__(self) -> None:
+        self.ran = True
+        _safely(_character_event, self.character_id, self.campaign_id, "character.changed", {})
+
+
+def _changed(character: Character) -> None:
+    connection = transaction.get_connection()
+    if connection.in_atomic_block and any(
+        isinstance(callback, _Changed)
+        and callback.character_id == character.pk
+        and not callback.ran
+        for _, callback, _ in connection.run_on_commit
+    ):
+        return
+    transaction.on_commit(_Changed(character.pk, character.campaign_id), robust=True)
+
+
 def on_character_saved(sender: Any, instance: Character, created: bool, **kwargs: Any) -> None:
-    event_type = "character.created" if created else "character.changed"
+    if not created:
+        _changed(instance)
+        return
     transaction.on_commit(
-        partial(_safely, _character_event, instance.pk, instance.campaign_id, event_type, {}),
+        partial(
+            _safely, _character_event, instance.pk, instance.campaign_id, "character.created", {}
+        ),
         robust=True,
     )
+
+
+def on_rows_changed(sender: Any, character: Character, **kwargs: Any) -> None:
+    """A discipline, weapon or zone added, changed or deleted (the page's or the API's edit):
+    the sheet changed as much as when it is saved."""
+    _changed(character)
 
 
 def on_rested(sender: Any, character: Character, **kwargs: Any) -> None:
@@ -132,3 +169,4 @@ def connect() -> None:
     combat_events.subscribe(on_log_entry)
     post_save.connect(on_character_saved, sender=Character, dispatch_uid="webhooks-character")
     rested.connect(on_rested, dispatch_uid="webhooks-rested")
+    rows_changed.connect(on_rows_changed, dispatch_uid="webhooks-rows-changed")

@@ -9,6 +9,7 @@ hidden in a fight). Nothing is ever read from an entry's ``changes`` list.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -166,12 +167,90 @@ def character_data(character: Character, **extra: Any) -> dict[str, Any]:
 
 # --- The chat format ------------------------------------------------------------------------
 
+#: Each event's title in a chat message (the embed's heading), never its raw key.
+CHAT_TITLES: dict[str, str] = {
+    "roll.resolved": "Roll",
+    "damage.applied": "Damage",
+    "participant.down": "Down",
+    "turn.passed": "Next turn",
+    "encounter.started": "Encounter started",
+    "encounter.finished": "Encounter finished",
+    "character.created": "New character",
+    "character.changed": "Sheet changed",
+    "character.rested": "Daily rest",
+}
+
+
+def _down_sentence(data: dict[str, Any]) -> str:
+    state = data.get("state", Participant.State.DOWN)
+    label = Participant.State(state).label if state in Participant.State.values else state
+    return f"{data.get('participant') or 'A participant'} is {label}."
+
+
+def _character_sentence(verb: str) -> Any:
+    return lambda data: f"{data.get('character', {}).get('name') or 'A character'} {verb}."
+
+
+#: A human sentence for each event, when the event carries none of its own: combat events
+#: carry the log's text (a roll, the damage, whose turn), the others are said here.
+CHAT_SENTENCES: dict[str, Any] = {
+    "roll.resolved": lambda data: "A roll was resolved.",
+    "damage.applied": lambda data: f"{data.get('target') or 'Someone'} took damage.",
+    "participant.down": _down_sentence,
+    "turn.passed": lambda data: f"Turn of {data.get('turn_of') or 'the next participant'}.",
+    "encounter.started": lambda data: "The encounter started.",
+    "encounter.finished": lambda data: "The encounter is over.",
+    "character.created": _character_sentence("was created"),
+    "character.changed": _character_sentence("had their sheet changed"),
+    "character.rested": _character_sentence("took a daily rest"),
+}
+
+#: Discord markdown, mention and link syntax (a backslash shows the character as typed; an
+#: escaped ``:`` keeps ``http://`` from becoming a link and ``:name:`` from an emoji).
+_DISCORD_SPECIAL = re.compile(r"([\\*_~`|<>#\-\[\]():!])")
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def discord_escape(text: str) -> str:
+    r"""Text as Discord shows it, typed: no markdown, link, mention or ping forms (and a
+    zero-width space after each ``@``).
+
+    >>> print(discord_escape("**Bram** <#1> [x](http://a)"))
+    \*\*Bram\*\* \<\#1\> \[x\]\(http\://a\)
+    """
+    return _DISCORD_SPECIAL.sub(r"\\\1", text).replace("@", "@" + _ZERO_WIDTH_SPACE)
+
+
+def slack_escape(text: str) -> str:
+    """Text as Slack and Mattermost show it: ``&``, ``<`` and ``>`` escaped, as Slack asks, so
+    ``<!channel>`` and ``<http://…|x>`` cannot form; a zero-width space after each ``@`` keeps
+    Mattermost from reading ``@channel`` or ``@all``.
+
+    >>> print(slack_escape("<!channel> & <http://a|x>"))
+    &lt;!channel&gt; &amp; &lt;http://a|x&gt;
+    """
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("@", "@" + _ZERO_WIDTH_SPACE)
+
+
+def chat_sentence(event: dict[str, Any]) -> str:
+    """The event in one plain sentence: the log's text, or the event's own sentence (always
+    for someone going down: the log's text is the roll that did it, sent as its own event)."""
+    data = event["data"]
+    if event["type"] == "participant.down" or not data.get("text"):
+        return str(CHAT_SENTENCES[event["type"]](data))
+    return str(data["text"])
+
 
 def chat_message(event: dict[str, Any]) -> dict[str, Any]:
     """What chat servers' incoming webhooks accept: ``content`` (Discord) and ``text`` (Slack,
-    Mattermost) with one embed: who, against whom, PvD, roll, degree, hits and damage."""
+    Mattermost) with one embed: who, against whom, PvD, roll, degree, hits and damage.
+
+    Everything a player or the GM typed (names, the log's text) is escaped for each server, and
+    Discord is told to ping nobody (``allowed_mentions``), so a character called
+    ``@everyone`` shows as typed and notifies no one."""
     data = event["data"]
-    text = str(data.get("text") or _character_text(event))
+    text = chat_sentence(event)
     fields = []
     result = data.get("result") or {}
     for name, value in (
@@ -184,25 +263,21 @@ def chat_message(event: dict[str, Any]) -> dict[str, Any]:
         ("Damage", result.get("damage") if result.get("hits") else None),
     ):
         if value not in (None, ""):
-            fields.append({"name": name, "value": str(value), "inline": True})
+            fields.append({"name": name, "value": discord_escape(str(value)), "inline": True})
     where = data.get("encounter", {}).get("name") or data.get("campaign", {}).get("name", "")
+    title = CHAT_TITLES[event["type"]]
     embed = {
-        "title": f"{where}: {event['type']}",
-        "description": text,
+        "title": f"{where}: {title}" if where else title,
+        "description": discord_escape(text),
         "fields": fields,
         "timestamp": event["timestamp"],
     }
-    return {"content": text, "text": text, "embeds": [embed]}
-
-
-def _character_text(event: dict[str, Any]) -> str:
-    c = event["data"].get("character", {})
-    verb = {
-        "character.created": "was created",
-        "character.changed": "changed",
-        "character.rested": "took a daily rest",
-    }.get(event["type"], event["type"])
-    return f"{c.get('name', 'A character')} {verb}."
+    return {
+        "content": discord_escape(text),
+        "text": slack_escape(text),
+        "embeds": [embed],
+        "allowed_mentions": {"parse": []},
+    }
 
 
 def body_for(endpoint: WebhookEndpoint, event: dict[str, Any]) -> dict[str, Any]:

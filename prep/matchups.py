@@ -8,6 +8,7 @@ matchup table") says how the two derived numbers are computed."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import count
@@ -67,14 +68,30 @@ def from_sheet(sheet: dict[str, Any], *, label: str, pk: int, **extra: Any) -> F
     )
 
 
-def hits_to_pass(per_hit: dict[int, Fraction], *, bzf: int, wounds: int = 0) -> Fraction | None:
-    """Exact expected number of hits until a zone's wounds exceed ``bzf``, each hit dealing
-    ``d`` with probability ``per_hit[d]`` (independent hits, armor as it stands). None when
-    no hit can deal damage."""
+#: Up to this many wounds of headroom the expected hits are summed exactly (every sheet of a
+#: human's weight: BZF is weight / 14); beyond, in floating point up to the renewal limit.
+EXACT_HEADROOM = 100
+#: A renewal density this close to its limit on a whole window of damages has converged.
+CONVERGED = 1e-13
+
+
+def hits_to_pass(
+    per_hit: dict[int, Fraction], *, bzf: int, wounds: int = 0
+) -> Fraction | float | None:
+    """Expected number of hits until a zone's wounds exceed ``bzf``, each hit dealing ``d``
+    with probability ``per_hit[d]`` (independent hits, armor as it stands). None when no hit
+    can deal damage. Exact (a Fraction) up to EXACT_HEADROOM wounds of headroom; beyond, a
+    float whose cost stops growing with BZF (docs/rules.md "The matchup table").
+
+    >>> hits_to_pass({0: Fraction(1, 2), 2: Fraction(1, 2)}, bzf=3)
+    Fraction(4, 1)
+    """
     p0 = per_hit.get(0, Fraction(0))
     if p0 == 1:
         return None
     steps = [(d, p) for d, p in per_hit.items() if d > 0 and p]
+    if bzf - wounds > EXACT_HEADROOM:
+        return _renewal(steps, p0, bzf - wounds)
     # f(w) = 0 once w > bzf; else f(w) = (1 + sum p_d f(w + d)) / (1 - p_0), from the top down.
     f: dict[int, Fraction] = {}
     for w in range(bzf, wounds - 1, -1):
@@ -82,12 +99,38 @@ def hits_to_pass(per_hit: dict[int, Fraction], *, bzf: int, wounds: int = 0) -> 
     return f.get(wounds, Fraction(0))
 
 
+def _renewal(steps: list[tuple[int, Fraction]], p0: Fraction, headroom: int) -> float:
+    """The same expectation for ``headroom`` >= 0 by renewal theory: the damaging hits needed
+    to pass ``headroom`` number sum(u(m) for m <= headroom), u(m) being the chance that some
+    run of damaging hits totals exactly m; u(m) tends to g / mean (g the gcd of the damages) on
+    multiples of g and is 0 elsewhere, so once a whole window of max-damage values sits on that
+    limit, the rest of the sum is a count. Each damaging hit takes 1 / (1 - p0) hits."""
+    q = [(d, float(p / (1 - p0))) for d, p in steps]
+    mean = sum(d * p for d, p in q)
+    g = math.gcd(*(d for d, _ in q))
+    limit = g / mean
+    window = max(d for d, _ in q)
+    u = [1.0]
+    total = 1.0
+    for m in range(1, headroom + 1):
+        um = sum(p * u[m - d] for d, p in q if d <= m)
+        u.append(um)
+        total += um
+        if m % window == 0 and all(
+            abs(u[k] - (limit if k % g == 0 else 0.0)) <= CONVERGED
+            for k in range(m - window + 1, m + 1)
+        ):
+            total += (headroom // g - m // g) * limit
+            break
+    return total / float(1 - p0)
+
+
 @dataclass
 class ZoneNumbers:
     zone: str
     protection: int
     damage_per_hit: Fraction | None
-    hits_to_bzf: Fraction | None
+    hits_to_bzf: Fraction | float | None
 
     @property
     def dmg(self) -> str:
@@ -279,7 +322,7 @@ def matchup_table(prepared: PreparedEncounter) -> Table:
     )
 
 
-def _num(x: Fraction | None) -> float | None:
+def _num(x: Fraction | float | None) -> float | None:
     return None if x is None else round(float(x), 2)
 
 

@@ -202,6 +202,13 @@ def unchanged_fields(model: type[models.Model], changed: Collection[str]) -> lis
     return [f.name for f in model._meta.concrete_fields if f.name not in checked]
 
 
+def _rows_changed(locked: Character) -> None:
+    """One step of the sheet's version for an edit of its rows (the Character row is not
+    saved: its version is stepped in the database), told to listeners as a save is."""
+    Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+    signals.rows_changed.send(sender=Character, character=locked)
+
+
 def edit_field(
     *, character: Character, kind: str, row_id: int | None, field: str, value: str, original: str
 ) -> models.Model:
@@ -254,7 +261,7 @@ def edit_field(
             row.save(update_fields=[*update, "version", "updated_at"])
         else:
             row.save(update_fields=update)
-            Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+            _rows_changed(locked)
     return row
 
 
@@ -274,7 +281,7 @@ def add_row(*, character: Character, kind: str, data: dict[str, Any]) -> models.
                 row.fill_armor(given=given)
         row.full_clean()
         row.save()
-        Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+        _rows_changed(locked)
     return row
 
 
@@ -303,7 +310,7 @@ def update_row(
         row.full_clean(exclude=unchanged_fields(model, fields))
         if fields:
             row.save(update_fields=sorted(set(fields)))
-        Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+        _rows_changed(locked)
     return row
 
 
@@ -314,7 +321,7 @@ def delete_row(*, character: Character, kind: str, row_id: int) -> bool:
         locked = Character.objects.select_for_update().get(pk=character.pk)
         deleted, _ = ROW_MODELS[kind].objects.filter(character=locked, pk=row_id).delete()
         if deleted:
-            Character.objects.filter(pk=locked.pk).update(version=models.F("version") + 1)
+            _rows_changed(locked)
     return deleted > 0
 
 

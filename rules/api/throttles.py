@@ -1,5 +1,6 @@
-"""The rules API's throttles: per address for anonymous callers, per account for the others;
-both let requests through while the cache is down (config/throttling.py).
+"""The rules API's throttles: per address for anonymous callers (the address as every rate
+limit finds it: config.throttling.client_ident), per account for the others; both let
+requests through while the cache is down (config/throttling.py).
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from config.throttling import FailOpenThrottleMixin
+from config.throttling import ClientAddressMixin, FailOpenThrottleMixin
 
 # ---------------------------------------------------------------------------------------------
 # Shared view behaviour
 
 
-class RulesAnonThrottle(FailOpenThrottleMixin, AnonRateThrottle):
+class RulesAnonThrottle(ClientAddressMixin, FailOpenThrottleMixin, AnonRateThrottle):
     scope = "rules_anon"
 
     def get_rate(self) -> str | None:
@@ -23,7 +24,7 @@ class RulesAnonThrottle(FailOpenThrottleMixin, AnonRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
 
-class RulesUserThrottle(FailOpenThrottleMixin, UserRateThrottle):
+class RulesUserThrottle(ClientAddressMixin, FailOpenThrottleMixin, UserRateThrottle):
     scope = "rules_user"
 
     def get_rate(self) -> str | None:

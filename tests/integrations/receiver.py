@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -32,6 +33,8 @@ class Receiver:
     seen: set[str] = field(default_factory=set)
     events: list[Any] = field(default_factory=list)  # de-duplicated by webhook-id
     url: str = ""
+    #: Seconds between two bytes of the answer: a slow receiver that trickles it out.
+    trickle: float | None = None
 
     def handle(self, headers: dict[str, str], body: bytes) -> int:
         try:
@@ -54,9 +57,25 @@ def start() -> tuple[Receiver, ThreadingHTTPServer]:
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             body = self.rfile.read(int(self.headers.get("content-length", 0)))
             headers = {k.lower(): v for k, v in self.headers.items()}
-            self.send_response(receiver.handle(headers, body))
+            status = receiver.handle(headers, body)
+            if receiver.trickle is not None:
+                self.send_trickled(status, receiver.trickle)
+                return
+            self.send_response(status)
             self.send_header("content-length", "0")
             self.end_headers()
+
+        def send_trickled(self, status: int, every: float) -> None:
+            """The whole answer, status line first, one byte every ``every`` seconds."""
+            answer = f"HTTP/1.1 {status} OK\r\ncontent-length: 20\r\n\r\n{'.' * 20}"
+            try:
+                for byte in answer.encode():
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(every)
+            except OSError:  # the sender hung up
+                pass
+            self.close_connection = True
 
         def log_message(self, *args: Any) -> None:
             pass

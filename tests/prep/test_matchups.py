@@ -4,6 +4,7 @@ distribution of wounds after k hits (a different method from the table's recursi
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 import pytest
@@ -213,3 +214,59 @@ def test_the_glance_gives_each_pair_its_best_strike_against_the_best_answer(prep
                 assert f'id="{testid}-{index}"' in html
                 seen += 1
         assert seen == len(cards)
+
+
+def exact_hits_to_pass(per_hit: dict[int, Fraction], bzf: int) -> Fraction:
+    """The table's exact recursion from the top down, at any headroom (slow at large BZF)."""
+    p0 = per_hit.get(0, Fraction(0))
+    f: dict[int, Fraction] = {}
+    for w in range(bzf, -1, -1):
+        f[w] = (1 + sum(p * f.get(w + d, Fraction(0)) for d, p in per_hit.items() if d)) / (1 - p0)
+    return f[0]
+
+
+def engine_per_hit(strike, apt, dsc, dmg, bonus, defense, d_apt, melee, arm):
+    so = odds.strike_odds(
+        omg.Attacker(strike, apt, dsc, dmg, bonus), omg.Defender(defense, d_apt, melee, arm, 0)
+    )
+    hits = 100 - so.first_miss
+    per_hit = {d: Fraction(n - (so.first_miss if d == 0 else 0), hits) for d, n in so.first.items()}
+    return {d: p for d, p in per_hit.items() if p}
+
+
+@pytest.mark.parametrize(
+    "per_hit",
+    [
+        engine_per_hit("mighty", 4, 2, 5, 1, "parry", 3, 2, 2),
+        engine_per_hit("fast", 2, 0, 1, 0, "dodge", 4, 3, 0),
+        engine_per_hit("precise", 3, 1, 2, 0, "block", 2, 1, 3),
+        {0: Fraction(1, 2), 2: Fraction(1, 2)},  # every damage even: the limit on evens only
+        {1: Fraction(1, 100), 2: Fraction(99, 100)},  # close to periodic: slow to settle
+        {7: Fraction(1)},
+    ],
+)
+def test_it_gives_the_exact_numbers_shown_past_the_exact_headroom(per_hit):
+    """Past EXACT_HEADROOM wounds the sum is a float up to the renewal limit: the same numbers
+    as the exact recursion to far more places than the page (one) or the API (two) shows."""
+    for bzf in (matchups.EXACT_HEADROOM + 1, 150, 333, 600):
+        new = matchups.hits_to_pass(per_hit, bzf=bzf)
+        exact = exact_hits_to_pass(per_hit, bzf)
+        assert isinstance(new, float)
+        assert new == pytest.approx(float(exact), abs=1e-9)
+        assert round(new, 2) == round(float(exact), 2)
+    below = matchups.hits_to_pass(per_hit, bzf=matchups.EXACT_HEADROOM)
+    assert below == exact_hits_to_pass(per_hit, matchups.EXACT_HEADROOM)  # still a Fraction
+
+
+def test_it_answers_the_largest_allowed_bzf_within_a_second(prep):
+    """The cost no longer grows with BZF: a table whose characters have the largest BZF a
+    sheet allows takes about what a human's BZF takes (it took minutes when every wound up to
+    BZF was summed in fractions). bench/bench_matchups.py times it against BZF 20."""
+    largest = 7_000
+    prep.campaign.characters.update(bzf=largest)
+    start = time.perf_counter()
+    table = matchups.table_as_dict(matchups.matchup_table(prep.prepared))
+    assert time.perf_counter() - start < 1.0
+    row = find(table["npc_attacks"], "Thug", "Hatchet", "Ysolde Varr")
+    hits = row["cells"]["mighty"]["block"]["zones"][0]["hits_to_bzf"]
+    assert 100 < hits < largest  # many hits, each dealing at least one wound

@@ -201,3 +201,54 @@ def test_it_warns_again_about_a_cache_still_down_after_the_interval(cache_down, 
         attempt("alice")
         attempt("alice")
     assert len([r for r in caplog.records if r.name == "config.throttling"]) == 2
+
+
+def forged(ip: str, forwarded: str) -> Client:
+    return Client(REMOTE_ADDR=ip, headers={"x-forwarded-for": forwarded})
+
+
+def test_a_forged_forwarded_for_does_not_make_a_new_address():
+    """With no trusted proxy (the default) X-Forwarded-For is the client's own word: 150
+    rules calls and login guesses, each naming a new address, are all counted against the
+    one they come from (before, every one of them passed)."""
+    codes = [
+        rules_post(forged("10.7.0.1", f"198.51.100.{i % 250}, 203.0.113.{i // 250}")).status_code
+        for i in range(150)
+    ]
+    assert codes[:2] == [200, 200] and set(codes[2:]) == {429}
+    logins = [
+        forged("10.7.0.2", f"198.51.100.{i}").post(
+            reverse("login"), {"username": f"user{i}", "password": "wrong"}
+        )
+        for i in range(4)
+    ]
+    assert [r.status_code for r in logins] == [200, 200, 200, 429]
+
+
+def test_behind_a_trusted_proxy_the_client_is_the_address_it_forwarded(settings):
+    """From a proxy in TRUSTED_PROXIES, the client is the rightmost forwarded address that is
+    not a proxy: what the client itself put further left changes nothing."""
+    settings.TRUSTED_PROXIES = ["127.0.0.1", "10.9.0.0/16"]
+    via = "127.0.0.1"
+    codes = [
+        rules_post(forged(via, f"198.51.100.{i}, 203.0.113.7, 10.9.0.4")).status_code
+        for i in range(3)
+    ]
+    assert codes == [200, 200, 429]  # all 203.0.113.7, whatever it forged to the left
+    assert rules_post(forged(via, "203.0.113.8")).status_code == 200  # another client
+    assert rules_post(forged("10.7.0.9", "203.0.113.99")).status_code == 200
+    # A client that is not a trusted proxy is itself, whatever it forwards.
+    assert rules_post(forged("10.7.0.9", "203.0.113.100")).status_code == 200
+    assert rules_post(forged("10.7.0.9", "203.0.113.101")).status_code == 429
+
+
+def test_a_trusted_proxies_typo_stops_the_start(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.settings import env_networks
+
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.1, 192.168.0.0/16")
+    assert env_networks("TRUSTED_PROXIES") == ["10.0.0.1", "192.168.0.0/16"]
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.1, nginx")
+    with pytest.raises(ImproperlyConfigured, match="nginx"):
+        env_networks("TRUSTED_PROXIES")
