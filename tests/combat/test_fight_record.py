@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
 from combat import services
@@ -206,3 +208,18 @@ def test_it_drops_the_snapshot_when_the_end_is_undone_and_takes_it_again(fight, 
     Character.objects.filter(pk=fight.ysolde.character_id).update(name="Ysolde Again")
     names = [p["name"] for p in api_for(fight.table.gm).get(api).json()["participants"]]
     assert "Ysolde the Bold" in names and "Ysolde Again" not in names
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_freezes_fights_finished_before_snapshots_existed(fight):
+    """The migration that adds Encounter.record gives every finished fight one, from the
+    sheets as they stand when it runs (historical models: fields only)."""
+    _finished(fight)
+    taken = fight.encounter.record
+    executor = MigrationExecutor(connection)
+    executor.migrate([("combat", "0004_log_condition_kind")])
+    executor.loader.build_graph()
+    executor.migrate([("combat", "0005_encounter_record")])
+    fight.refresh()
+    assert fight.encounter.record == taken
+    assert {p["name"] for p in taken["participants"]} == {"Ysolde Varr", "Salvager Thug #1"}
