@@ -4,6 +4,7 @@ only the GM changes the encounter itself (403)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
@@ -60,4 +61,14 @@ def hidden_ids(encounter: Encounter, user: User, participants: list | None = Non
         if participants is not None
         else encounter.participants.select_related("character")
     )
-    return {p.pk for p in ps if p.hidden and p.character.owner_id != user.pk}
+    return hidden_among(encounter, user, ((p.pk, p.hidden, p.character.owner_id) for p in ps))
+
+
+def hidden_among(
+    encounter: Encounter, user: User, participants: Iterable[tuple[int, bool, int | None]]
+) -> set[int]:
+    """:func:`hidden_ids`'s rule on ``(id, hidden, owner id)`` of each participant: for the
+    record of a finished fight, whose participants are read from its snapshot."""
+    if encounter.campaign.is_gm(user):
+        return set()
+    return {pk for pk, hidden, owner in participants if hidden and owner != user.pk}

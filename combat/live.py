@@ -274,7 +274,12 @@ def messages_after(
     else:
         for entry in entries:
             html = render_to_string(
-                "combat/live_entry.html", {"entry": entry, "text": entry.text_for(user, hidden)}
+                "combat/live_entry.html",
+                {
+                    "entry": entry,
+                    "text": entry.text_for(user, hidden),
+                    "roll": entry.roll_for(hidden),
+                },
             )
             out.append(Message("entry", html, entry.pk))
     if entries:
@@ -418,7 +423,11 @@ def fan_out(
                     if (entry.pk, hidden) not in drawn:
                         html = render_to_string(
                             "combat/live_entry.html",
-                            {"entry": entry, "text": entry.text_for(s.user, set(hidden))},
+                            {
+                                "entry": entry,
+                                "text": entry.text_for(s.user, set(hidden)),
+                                "roll": entry.roll_for(set(hidden)),
+                            },
                         )
                         drawn[entry.pk, hidden] = Message("entry", html, entry.pk).encode()
                     out[s].append(drawn[entry.pk, hidden])

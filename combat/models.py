@@ -8,6 +8,7 @@ writing the before values back in a new, compensating entry. History is never ed
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -21,6 +22,8 @@ from sheets.models import BodyZone, Campaign, Character, Weapon
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+_FATE_ROLL = re.compile(r"\b(re-rolls|revokes) roll \d+\.")
 
 STRIKE_MODES = tuple(m.value for m in omg.StrikeMode)
 MANEUVERS = tuple(m.value for m in omg.Maneuver)
@@ -58,6 +61,10 @@ class Encounter(models.Model):
         default=False,
         help_text="The round's end is held for queued parry counterattacks.",
     )
+    #: What the record of the fight keeps from the sheets (names, Vitality, zones, states),
+    #: taken in the transaction that ends the fight and dropped if that end is undone: a
+    #: record is history, and the sheets go on changing in later fights (combat/record.py).
+    record = models.JSONField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -341,10 +348,24 @@ class CombatLogEntry(models.Model):
     def changes(self) -> list[dict[str, Any]]:
         return list(self.payload.get("changes", []))
 
+    def hides_numbers(self, hidden_ids: set[int]) -> bool:
+        """Does this entry involve a participant whose numbers the viewer may not see
+        (``hidden_ids``, from combat.access.hidden_ids)? Then the viewer reads its public
+        text only, without its roll, result or changes: the one rule of the log, for the
+        pages, the API, the live feed, the record and the webhooks (docs/security.md)."""
+        return bool(hidden_ids) and not hidden_ids.isdisjoint(self.payload.get("involves", []))
+
     def text_for(self, user: AbstractBaseUser | AnonymousUser, hidden_ids: set[int]) -> str:
         """What ``user`` may read: the full text, or the public one when a participant hidden
         from them is involved."""
-        involves = set(self.payload.get("involves", []))
-        if hidden_ids and involves & hidden_ids:
-            return str(self.payload.get("public_text", self.kind))
-        return self.text
+        if not self.hides_numbers(hidden_ids):
+            return self.text
+        # A Fate spend written before it had a public text of its own says the d100 it
+        # re-rolled or revoked ("re-rolls roll 75"), and so does the undo of one.
+        return _FATE_ROLL.sub(r"\1 the roll.", str(self.payload.get("public_text", self.kind)))
+
+    def roll_for(self, hidden_ids: set[int]) -> int | None:
+        """The d100, unless the viewer may not see the numbers of the entry (the degree and
+        the effect it has, in the public text, stay): it bounds the hidden side's PRO or
+        DIF."""
+        return None if self.hides_numbers(hidden_ids) else self.roll

@@ -1,17 +1,23 @@
 """The record of a fight: its log, round by round, and its outcome, for the campaign's journal
 (Markdown or JSON). Built as the viewer sees the fight: a player's record reads the public text
 of every entry involving a participant hidden from them and carries none of the log's numbers
-(results, changes); the GM's has everything (docs/security.md, "Who sees an NPC")."""
+(results, changes) nor the d100 of its rolls; the GM's has everything (docs/security.md,
+"Who sees an NPC"). A finished fight's participants are read from the snapshot taken when it
+ended (``Encounter.record``), not from the sheets as later fights left them."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from combat import access
+from combat import access, conditions
 from combat.models import CombatLogEntry, Encounter, Participant
+from rules.engine import omg
+from sheets.models import BodyZone
+from sheets.numbers import aptitudes_of
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -36,54 +42,98 @@ class Outcome:
         return f"{self.rounds} round{'s' if self.rounds != 1 else ''}; standing: {standing}"
 
 
-def outcome(encounter: Encounter, participants: list[Participant] | None = None) -> Outcome:
-    ps = participants if participants is not None else _participants(encounter)
-    ended = (
+_STATES = {value: str(label) for value, label in Participant.State.choices}
+
+
+def snapshot(
+    encounter: Any, participants: Iterable[Any], zones: dict[int, list[Any]]
+) -> dict[str, Any]:
+    """What the record keeps of each participant and its sheet, as it stands now: taken when
+    the fight ends (Encounter.record) and read from then on, whatever later fights do to the
+    sheets. ``zones``: each character's zones by character id.
+
+    Model fields only (no properties or methods of the models): the migration that froze the
+    fights finished before snapshots existed calls it with its historical models."""
+    out = []
+    for p in participants:
+        c = p.character
+        out.append(
+            {
+                "id": p.pk,
+                "name": c.name,
+                "npc": c.is_npc,
+                "owner": c.owner_id,
+                "hidden": p.hidden,
+                "state": p.state,
+                "state_display": _STATES.get(p.state, p.state),
+                "conditions": [s.label for s in conditions.shown(p.conditions, encounter.round)],
+                "initiative": p.initiative,
+                "on_alert": p.on_alert,
+                "vitality": c.vitality,
+                "vit_max": omg.derived(aptitudes_of(c), bzf=c.bzf).vit,
+                "bzf": c.bzf,
+                "zones": [[z.pk, z.name, z.wounds, z.arm, z.arm_max] for z in zones.get(c.pk, [])],
+            }
+        )
+    return {"format": FORMAT_VERSION, "participants": out}
+
+
+def take_snapshot(encounter: Encounter) -> dict[str, Any]:
+    """:func:`snapshot` of the encounter's participants, read now (three queries)."""
+    ps = list(encounter.participants.select_related("character"))
+    zones: dict[int, list[BodyZone]] = {}
+    for z in BodyZone.objects.filter(character_id__in=[p.character_id for p in ps]):
+        zones.setdefault(z.character_id, []).append(z)
+    return snapshot(encounter, ps, zones)
+
+
+def people(encounter: Encounter) -> list[dict[str, Any]]:
+    """The participants as the record shows them: the snapshot of a finished fight (one
+    finished before snapshots existed was given one by the migration that added them), the
+    sheets as they stand for a fight still going on."""
+    frozen = encounter.record if encounter.status == Encounter.Status.FINISHED else None
+    if frozen is None:
+        frozen = take_snapshot(encounter)
+    return list(frozen["participants"])
+
+
+def _ended(encounter: Encounter) -> datetime | None:
+    return (
         CombatLogEntry.objects.filter(encounter=encounter, kind=CombatLogEntry.Kind.FINISH)
         .order_by("-seq")
         .values_list("created_at", flat=True)
         .first()
     )
-    return _outcome(encounter, ps, ended)
 
 
-def _outcome(encounter: Encounter, ps: list[Participant], ended: datetime | None) -> Outcome:
+def _outcome(encounter: Encounter, ps: list[dict[str, Any]], ended: datetime | None) -> Outcome:
     active = Participant.State.ACTIVE
     return Outcome(
-        standing=[p.name for p in ps if p.state == active],
-        fallen=[(p.name, p.get_state_display()) for p in ps if p.state != active],
+        standing=[p["name"] for p in ps if p["state"] == active],
+        fallen=[(p["name"], p["state_display"]) for p in ps if p["state"] != active],
         rounds=encounter.round,
         ended_at=ended,
     )
 
 
 def past_fights(encounters: list[Encounter]) -> list[tuple[Encounter, Outcome]]:
-    """Finished encounters with their outcome, in two queries whatever their number."""
+    """Finished encounters with their outcome (each from its snapshot), in one query whatever
+    their number (and a few for a fight without a snapshot)."""
     ids = [e.pk for e in encounters]
-    ps: dict[int, list[Participant]] = {pk: [] for pk in ids}
-    for p in Participant.objects.filter(encounter_id__in=ids).select_related("character"):
-        ps[p.encounter_id].append(p)
     ended = dict(
         CombatLogEntry.objects.filter(encounter_id__in=ids, kind=CombatLogEntry.Kind.FINISH)
         .order_by("seq")
         .values_list("encounter_id", "created_at")
     )
-    return [(e, _outcome(e, ps[e.pk], ended.get(e.pk))) for e in encounters]
-
-
-def _participants(encounter: Encounter) -> list[Participant]:
-    ps = list(encounter.participants.select_related("character"))
-    for p in ps:
-        p.encounter = encounter
-    return ps
+    return [(e, _outcome(e, people(e), ended.get(e.pk))) for e in encounters]
 
 
 def build(encounter: Encounter, user: User) -> dict[str, Any]:
     """The record as ``user`` may read it (a JSON-ready dict)."""
-    ps = _participants(encounter)
+    ps = people(encounter)
     gm = encounter.campaign.is_gm(user)
-    hidden = access.hidden_ids(encounter, user, ps)
-    o = outcome(encounter, ps)
+    hidden = access.hidden_among(encounter, user, ((p["id"], p["hidden"], p["owner"]) for p in ps))
+    o = _outcome(encounter, ps, _ended(encounter))
     entries = []
     round_ = 0
     for entry in encounter.log.select_related("reverts").order_by("seq"):
@@ -95,9 +145,10 @@ def build(encounter: Encounter, user: User) -> dict[str, Any]:
             "round": round_,
             "kind": entry.kind,
             "at": entry.created_at.isoformat(),
-            "text": entry.text if gm else entry.text_for(user, hidden),
-            # Everyone at the table sees the d100 (docs/rules.md, "Hidden NPCs").
-            "roll": entry.roll,
+            "text": entry.text_for(user, hidden),
+            # Not the d100 of a roll whose numbers are hidden from the viewer: with the degree
+            # or the effect it bounds the hidden side's PRO or DIF (docs/security.md).
+            "roll": entry.roll_for(hidden),
             "table_dice": entry.physical,
             "undoes": entry.reverts.seq if entry.reverts is not None else None,
         }
@@ -123,15 +174,15 @@ def build(encounter: Encounter, user: User) -> dict[str, Any]:
         },
         "participants": [
             {
-                "id": p.pk,
-                "name": p.name,
-                "npc": p.character.is_npc,
-                "hidden": p.hidden,
-                "state": p.state,
-                "conditions": [s.label for s in p.shown_conditions()],
+                "id": p["id"],
+                "name": p["name"],
+                "npc": p["npc"],
+                "hidden": p["hidden"],
+                "state": p["state"],
+                "conditions": p["conditions"],
                 **(
-                    {"vitality": p.character.vitality}
-                    if p.pk not in hidden
+                    {"vitality": p["vitality"]}
+                    if p["id"] not in hidden
                     else {}  # a hidden NPC's numbers stay with the GM
                 ),
             }

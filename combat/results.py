@@ -72,7 +72,7 @@ def result_card(
         return None
     payload = entry.payload
     involves = set(payload.get("involves", []))
-    sees_all = not (hidden & involves)
+    sees_all = not entry.hides_numbers(hidden)
     own = {
         p.character_id
         for p in participants

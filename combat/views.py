@@ -244,10 +244,13 @@ def load_state(encounter: Encounter) -> TableState:
         d.target = pmap[d.target_id]
     latest = services.latest_roll(encounter)
     zones = {p.pk: list(p.character.zones.all()) for p in ps}
+    vit_max = {p.pk: omg.derived(aptitudes_of(p.character), bzf=p.character.bzf).vit for p in ps}
+    if encounter.status == Encounter.Status.FINISHED and encounter.record:
+        _as_recorded(encounter.record, ps, zones, vit_max)
     return TableState(
         encounter=encounter,
         participants=ps,
-        vit_max={p.pk: omg.derived(aptitudes_of(p.character), bzf=p.character.bzf).vit for p in ps},
+        vit_max=vit_max,
         zones=zones,
         weapons={p.pk: list(p.character.weapons.all()) for p in ps},
         declarations=declarations,
@@ -258,6 +261,30 @@ def load_state(encounter: Encounter) -> TableState:
         odds={},
         bits={p.pk: RowBits(encounter, p, zones[p.pk]) for p in ps},
     )
+
+
+def _as_recorded(
+    snapshot: dict[str, Any],
+    ps: list[Participant],
+    zones: dict[int, list[BodyZone]],
+    vit_max: dict[int, int],
+) -> None:
+    """A finished fight's page shows its participants as its record keeps them (names,
+    Vitality, zones, states), not as later fights left the sheets: the loaded rows take the
+    snapshot's values, in memory only."""
+    frozen = {item["id"]: item for item in snapshot["participants"]}
+    for p in ps:
+        item = frozen.get(p.pk)
+        if item is None:
+            continue
+        c = p.character
+        c.name, c.vitality, c.bzf = item["name"], item["vitality"], item["bzf"]
+        p.state, p.hidden, p.initiative = item["state"], item["hidden"], item["initiative"]
+        vit_max[p.pk] = item["vit_max"]
+        zones[p.pk] = [
+            BodyZone(pk=zpk, character=c, name=name, wounds=wounds, arm=arm, arm_max=arm_max)
+            for zpk, name, wounds, arm, arm_max in item["zones"]
+        ]
 
 
 @functools.cache
@@ -347,6 +374,7 @@ def view_context(
     log = [copy.copy(entry) for entry in log]
     for entry in log:
         entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]
+        entry.view_roll = entry.roll_for(hidden)  # type: ignore[attr-defined]
     fate_roll = state.fate_roll
     if shared:
         # A hidden character's Fate is one of its numbers: its player has a render of their own.
@@ -406,6 +434,7 @@ def view_context(
         "result": result,
         "undo": services.undo_target(encounter) if is_gm else None,
         "fate_roll": fate_roll,
+        "fate_roll_value": fate_roll.roll_for(hidden) if fate_roll else None,
         "spenders": spenders,
         "candidates": candidates,
         "npcs": npcs,

@@ -59,7 +59,7 @@ def _name(p: Participant | None) -> str | None:
 def combat_data(entry: CombatLogEntry) -> dict[str, Any]:
     encounter = entry.encounter
     hidden = player_hidden_ids(entry)
-    redacted = bool(hidden & set(entry.payload.get("involves", [])))
+    redacted = entry.hides_numbers(hidden)
     data: dict[str, Any] = {
         "campaign": {"id": encounter.campaign_id, "name": encounter.campaign.name},
         "encounter": {

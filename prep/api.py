@@ -73,7 +73,10 @@ def _run(fn: Any, **kwargs: Any) -> Any:
         responses={200: LibraryNpcSerializer, 400: BAD, 404: NOT_FOUND},
         description="The keys sent replace the stat block's; the result is validated whole.",
     ),
-    destroy=extend_schema(responses={204: None, 404: NOT_FOUND}),
+    destroy=extend_schema(
+        responses={204: None, 400: BAD, 404: NOT_FOUND},
+        description="Refused (400, naming them) while a prepared encounter uses the NPC.",
+    ),
 )
 class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
     """The NPC library of the user calling: theirs alone."""
@@ -104,6 +107,9 @@ class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         sheet = _validated(request, data)
         npc = _run(services.save_npc, owner=request.user, sheet=sheet, npc=npc)
         return Response(LibraryNpcSerializer(npc).data)
+
+    def perform_destroy(self, instance: LibraryNpc) -> None:
+        _run(services.delete_npc, npc=instance, actor=self.request.user)
 
     @extend_schema(request=None, responses={201: LibraryNpcSerializer, 404: NOT_FOUND})
     @action(detail=True, methods=["post"])
@@ -165,6 +171,14 @@ class PreparedSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     def _groups(self, prepared: PreparedEncounter, groups: list[dict[str, Any]] | None) -> None:
         if groups is None:
             return
+        # The NPCs locked before their groups are written: one deleted since it was validated
+        # is a 400 naming it, not a group of a deleted NPC (prep.services.lock_npcs).
+        locked = services.lock_npcs({g["npc"].pk for g in groups})
+        gone = sorted({g["npc"].name for g in groups if g["npc"].pk not in locked})
+        if gone:
+            raise ValidationError(
+                {"groups": [f"No longer in your library (deleted meanwhile): {', '.join(gone)}."]}
+            )
         prepared.groups.all().delete()
         PreparedGroup.objects.bulk_create(PreparedGroup(prepared=prepared, **g) for g in groups)
 

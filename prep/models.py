@@ -69,7 +69,10 @@ class PreparedGroup(models.Model):
     """``count`` copies of one library NPC in a prepared encounter."""
 
     prepared = models.ForeignKey(PreparedEncounter, on_delete=models.CASCADE, related_name="groups")
-    npc = models.ForeignKey(LibraryNpc, on_delete=models.CASCADE, related_name="groups")
+    #: A library NPC in a prepared encounter is not deleted (prep.services.delete_npc says
+    #: where it is used); RESTRICT, not PROTECT, so deleting the GM's account, which takes
+    #: their campaigns and these groups along, still works.
+    npc = models.ForeignKey(LibraryNpc, on_delete=models.RESTRICT, related_name="groups")
     count = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(MAX_COUNT)]
     )

@@ -11,7 +11,7 @@ from django.db import transaction
 from combat import services as combat
 from combat.models import Encounter, Participant
 from prep import starter, statblock
-from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter
+from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character
 
 if TYPE_CHECKING:
@@ -72,6 +72,63 @@ def duplicate_npc(*, npc: LibraryNpc) -> LibraryNpc:
     return LibraryNpc.objects.create(owner=npc.owner, name=name, sheet=dict(npc.sheet))
 
 
+def lock_npcs(ids: list[int] | set[int]) -> dict[int, LibraryNpc]:
+    """The library NPCs ``ids`` that still exist, read and locked (pk order) until the end of
+    the caller's transaction: a start, a group written, or a delete of one of them waits for
+    the others, so no sheet or group is ever made from an NPC deleted meanwhile."""
+    rows = LibraryNpc.objects.select_for_update().filter(pk__in=sorted(ids)).order_by("pk")
+    return {npc.pk: npc for npc in rows}
+
+
+def _gone(names: list[str]) -> PrepError:
+    listed = ", ".join(sorted(set(names)))
+    return PrepError(f"No longer in your library (deleted meanwhile): {listed}. Nothing was done.")
+
+
+def delete_npc(*, npc: LibraryNpc, actor: Any) -> None:
+    """Delete a library NPC, unless a prepared encounter uses it: that is refused, naming the
+    encounters, so the GM decides what becomes of their groups (docs/security.md). The NPC
+    is locked first, so a start or a group being written waits, or is waited for."""
+    if npc.owner_id != actor.pk:
+        raise PermissionDenied("Not your library.")
+    with transaction.atomic():
+        if not lock_npcs([npc.pk]):
+            return  # deleted meanwhile: what was asked is done
+        using = list(
+            PreparedEncounter.objects.filter(groups__npc=npc)
+            .select_related("campaign")
+            .distinct()
+            .order_by("name", "pk")
+        )
+        if using:
+            where = "; ".join(f"{p.name} ({p.campaign.name})" for p in using)
+            raise PrepError(
+                f"{npc.name} is in prepared encounters: {where}. Remove it from them first."
+            )
+        npc.delete()
+
+
+def add_group(
+    *,
+    prepared: PreparedEncounter,
+    npc_pk: int,
+    count: int,
+    hidden: bool,
+    on_alert: bool,
+    actor: Any,
+) -> PreparedGroup:
+    """``count`` copies of a library NPC of the GM's into a prepared encounter."""
+    if not 1 <= count <= MAX_COUNT:
+        raise PrepError(f"How many: 1 to {MAX_COUNT}.")
+    with transaction.atomic():
+        npc = lock_npcs([npc_pk]).get(npc_pk)
+        if npc is None or npc.owner_id != actor.pk:
+            raise PrepError("Choose an NPC of your library.")
+        return PreparedGroup.objects.create(
+            prepared=prepared, npc=npc, count=count, hidden=hidden, on_alert=on_alert
+        )
+
+
 @dataclass(frozen=True)
 class Pick:
     """``count`` copies of a library NPC for one fight."""
@@ -94,18 +151,23 @@ def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -
         raise PrepError("Pick at least one NPC.")
     added: list[Participant] = []
     with transaction.atomic():
+        locked = lock_npcs({pick.npc.pk for pick in picks})
+        gone = [pick.npc.name for pick in picks if pick.npc.pk not in locked]
+        if gone:
+            raise _gone(gone)
         for pick in picks:
-            if pick.npc.owner_id != actor.pk:
+            npc = locked[pick.npc.pk]  # as it is now, not as the caller read it
+            if npc.owner_id != actor.pk:
                 raise PrepError("That NPC is not in your library.")
             if not 1 <= pick.count <= MAX_COUNT:
                 raise PrepError(f"Add between 1 and {MAX_COUNT} of each NPC.")
             template = statblock.materialize(
-                {"name": pick.npc.name, **pick.npc.sheet},
+                {"name": npc.name, **npc.sheet},
                 campaign=campaign,
                 owner=actor,
-                name=pick.npc.name,
+                name=npc.name,
             )
-            FightSheet.objects.create(character=template, encounter=encounter, source=pick.npc)
+            FightSheet.objects.create(character=template, encounter=encounter, source=npc)
             combat.add_npc_copies(
                 encounter=encounter,
                 npc=template,
@@ -116,7 +178,7 @@ def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -
             )
             copies = list(Character.objects.filter(copied_from=template))
             FightSheet.objects.bulk_create(
-                FightSheet(character=c, encounter=encounter, source=pick.npc) for c in copies
+                FightSheet(character=c, encounter=encounter, source=npc) for c in copies
             )
             joined = list(
                 Participant.objects.filter(encounter=encounter, character__in=copies).order_by(
@@ -135,11 +197,17 @@ def start_prepared(*, prepared: PreparedEncounter, actor: Any) -> Encounter:
     all or nothing. The tracker's own "Start" (initiative) is still the GM's next step."""
     if not prepared.campaign.is_gm(actor):
         raise PermissionDenied("Only the GM starts a prepared encounter.")
-    groups = list(prepared.groups.select_related("npc"))
-    expected = list(prepared.expected.filter(campaign=prepared.campaign))
-    if not groups and not expected:
-        raise PrepError("Add NPCs or expected characters before starting.")
     with transaction.atomic():
+        # Read in the transaction, the NPCs locked before anything is made: a library NPC
+        # deleted meanwhile is named in a refusal, never half copied (docs/security.md).
+        groups = list(prepared.groups.select_related("npc").order_by("pk"))
+        expected = list(prepared.expected.filter(campaign=prepared.campaign))
+        if not groups and not expected:
+            raise PrepError("Add NPCs or expected characters before starting.")
+        locked = lock_npcs({g.npc_id for g in groups})
+        gone = [g.npc.name for g in groups if g.npc_id not in locked]
+        if gone:
+            raise _gone(gone)
         encounter, _ = combat.create_encounter(
             campaign=prepared.campaign, name=prepared.name, actor=actor
         )

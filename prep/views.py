@@ -18,7 +18,7 @@ from combat import access as combat_access
 from combat import services as combat
 from prep import access, matchups, services, statblock
 from prep.forms import APTITUDE_LABELS, FormatError, NpcForm
-from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
+from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter
 from prep.starter import STARTERS
 from sheets.ids import parse_id
 from sheets.views.characters import read_json_upload
@@ -118,7 +118,11 @@ def npc_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def npc_delete(request: HttpRequest, pk: int) -> HttpResponse:
     npc = access.get_npc(request.user, pk)
-    npc.delete()
+    try:
+        services.delete_npc(npc=npc, actor=request.user)
+    except services.PrepError as exc:
+        messages.error(request, str(exc))
+        return redirect("prep:library")
     messages.success(request, f"{npc.name} deleted from your library.")
     return redirect("prep:library")
 
@@ -214,20 +218,17 @@ def prepared_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def group_add(request: HttpRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
-    npc = LibraryNpc.objects.filter(owner=request.user, pk=_int(request.POST.get("npc"))).first()
-    count = _int(request.POST.get("count"), 1)
-    if npc is None:
-        messages.error(request, "Choose an NPC of your library.")
-    elif not 1 <= count <= MAX_COUNT:
-        messages.error(request, f"How many: 1 to {MAX_COUNT}.")
-    else:
-        PreparedGroup.objects.create(
+    try:
+        services.add_group(
             prepared=prepared,
-            npc=npc,
-            count=count,
+            npc_pk=_int(request.POST.get("npc")),
+            count=_int(request.POST.get("count"), 1),
             hidden=bool(request.POST.get("hidden")),
             on_alert=bool(request.POST.get("on_alert")),
+            actor=request.user,
         )
+    except services.PrepError as exc:
+        messages.error(request, str(exc))
     return redirect(prepared)
 
 

@@ -157,6 +157,10 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
 class LogEntrySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
     text = serializers.SerializerMethodField()
+    roll = serializers.SerializerMethodField(
+        help_text="The d100 (1 to 100); null for an entry without one, and when a hidden "
+        "participant is involved (with the degree it bounds the hidden side's numbers)."
+    )
     details = serializers.SerializerMethodField(
         help_text="The engine's result and every change with its before/after value; null "
         "when a hidden participant is involved."
@@ -181,8 +185,11 @@ class LogEntrySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         read_only_fields = fields
 
     def _redacted(self, obj: CombatLogEntry) -> bool:
-        hidden = _hidden(self.context["request"], obj.encounter)
-        return bool(hidden & set(obj.payload.get("involves", [])))
+        return obj.hides_numbers(_hidden(self.context["request"], obj.encounter))
+
+    @extend_schema_field({"type": "integer", "nullable": True, "minimum": 1, "maximum": 100})
+    def get_roll(self, obj: CombatLogEntry) -> int | None:
+        return obj.roll_for(_hidden(self.context["request"], obj.encounter))
 
     @extend_schema_field(OpenApiTypes.STR)
     def get_text(self, obj: CombatLogEntry) -> str:

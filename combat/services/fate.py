@@ -137,6 +137,11 @@ def undo_last(*, encounter: Encounter, actor: User) -> CombatLogEntry:
             )
             for t, ch in steps
         ]
+        if rows.encounter.status != Encounter.Status.FINISHED and rows.encounter.record:
+            # The end of the fight undone: its record is read live again, and taken anew when
+            # it ends again.
+            rows.encounter.record = None
+            Encounter.objects.filter(pk=rows.encounter.pk).update(record=None)
         return undos[0]
 
 
@@ -240,6 +245,8 @@ def spend_fate(
             declaration=decl,
             involves=(*involves, s),
             text=f"{s.name} spends 1 Fate and {verb} roll {entry.roll}.",
+            # The d100 bounds a hidden side's PRO or DIF: not in the public text.
+            public_text=f"{s.name} spends 1 Fate and {verb} the roll.",
             action=action,
         )
         if action == omg.FateAction.REVOKE:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
-from combat import conditions
+from combat import conditions, record
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.services.rows import (
     Changes,
@@ -276,7 +276,12 @@ def finish_encounter(*, encounter: Encounter, actor: User) -> CombatLogEntry:
         ):
             rows.declarations[d.pk] = d
             ch.set(d, "status", Declaration.Status.CANCELLED.value)
-        return _log(rows, Kind.FINISH, actor=actor, changes=ch, text="The fight is over.")
+        entry = _log(rows, Kind.FINISH, actor=actor, changes=ch, text="The fight is over.")
+        # The record keeps the sheets as they are now, in the transaction that ends the fight
+        # (not in the log's changes: those reach players for an entry involving nobody hidden).
+        rows.encounter.record = record.take_snapshot(rows.encounter)
+        Encounter.objects.filter(pk=rows.encounter.pk).update(record=rows.encounter.record)
+        return entry
 
 
 def delete_encounter(*, encounter: Encounter, actor: User) -> None:

@@ -73,12 +73,13 @@ def test_it_runs_the_combat_sequence_over_http(fight, api_for):
     assert bad.status_code == 400
     rolled = player.post(f"/api/attacks/{attack['id']}/roll/", {"roll": 43}, format="json")
     assert rolled.status_code == 200
-    assert rolled.json()["roll"] == 43 and rolled.json()["physical"] is True
-    assert rolled.json()["details"] is None  # hidden thug involved
+    # Hidden thug involved: no details, and no d100 (with the hit it bounds his DIF).
+    assert rolled.json()["roll"] is None and rolled.json()["physical"] is True
+    assert rolled.json()["details"] is None
     again = player.post(f"/api/attacks/{attack['id']}/roll/", {"roll": 43}, format="json")
     assert again.status_code == 409
     full = gm.get(f"/api/rolls/{rolled.json()['id']}/").json()
-    assert full["details"]["result"]["damage"] == 20
+    assert full["details"]["result"]["damage"] == 20 and full["roll"] == 43
     # Fate: the player revokes the roll with Ysolde's Fate.
     fate = player.post(f"/api/rolls/{rolled.json()['id']}/fate/", {"action": "revoke"})
     assert fate.status_code == 200 and fate.json()["reroll"] is None

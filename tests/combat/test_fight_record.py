@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
 from combat import services
+from sheets.models import Character
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +50,9 @@ def test_it_gives_the_gm_everything_and_the_player_the_public_record(fight, clie
     assert gm_roll["text"] == roll.text and gm_roll["result"] and gm_roll["changes"]
     assert player_roll["text"] == roll.payload["public_text"]
     assert "result" not in player_roll and "changes" not in player_roll
-    assert player_roll["roll"] == 43 and player_roll["round"] == 1
+    # The d100 of a roll against the hidden thug bounds his DIF: the GM's only.
+    assert player_roll["roll"] is None and player_roll["round"] == 1
+    assert gm_roll["roll"] == 43
     thug = {p["name"]: p for p in player["participants"]}["Salvager Thug #1"]
     assert "vitality" not in thug and thug["state"] == "down"
     assert "vitality" in {p["name"]: p for p in gm["participants"]}["Salvager Thug #1"]
@@ -113,3 +118,108 @@ def test_it_links_the_record_from_the_encounter_page(fight, client_for):
     _finished(fight)
     page = client_for(fight.table.player).get(fight.encounter.get_absolute_url()).content.decode()
     assert reverse("combat:record_json", args=[fight.encounter.pk]) in page
+
+
+def _outputs(fight, client_for, api_for, user):
+    """The record of the fight as ``user`` receives it: JSON and Markdown downloads, the API's
+    JSON and Markdown, the encounter page and the campaign page."""
+    enc = fight.encounter.pk
+    api = f"/api/encounters/{enc}/record/"
+    return {
+        "json": json.loads(client_for(user).get(reverse("combat:record_json", args=[enc])).content),
+        "md": client_for(user).get(reverse("combat:record_markdown", args=[enc])).content.decode(),
+        "api": api_for(user).get(api).json(),
+        "api_md": api_for(user).get(api + "markdown/").content.decode(),
+        "page": client_for(user).get(fight.encounter.get_absolute_url()).content.decode(),
+        # The campaign page's past fights (its character list shows the sheets as they are).
+        "campaign": client_for(user)
+        .get(fight.table.campaign.get_absolute_url())
+        .content.decode()
+        .split('data-testid="past-fights"')[1],
+    }
+
+
+def _later_fight(fight):
+    """Ysolde renamed, then hurt in the campaign's next fight (her Vitality drops)."""
+    gm = fight.table.gm
+    Character.objects.filter(pk=fight.ysolde.character_id).update(name="Ysolde the Bold")
+    later, _ = services.create_encounter(campaign=fight.table.campaign, name="Later", actor=gm)
+    services.add_participants(encounter=later, characters=[fight.ysolde.character], actor=gm)
+    services.start_encounter(encounter=later, actor=gm)
+    services.adjust_zone(
+        encounter=later, zone=fight.zone(fight.ysolde, "chest"), amount=30, actor=gm
+    )
+    return Character.objects.get(pk=fight.ysolde.character_id)
+
+
+def test_it_keeps_a_finished_fights_record_as_it_was_when_it_ended(fight, client_for, api_for):
+    _finished(fight)
+    ysolde = fight.ysolde
+    before = {
+        who: _outputs(fight, client_for, api_for, user)
+        for who, user in (("gm", fight.table.gm), ("player", fight.table.player))
+    }
+    vit = ysolde.character.vitality
+    assert {p["name"]: p["vitality"] for p in before["gm"]["json"]["participants"]}[
+        "Ysolde Varr"
+    ] == vit
+    assert f"{vit} / {vit}" in before["player"]["page"]
+
+    changed = _later_fight(fight)
+    assert changed.vitality < vit and changed.name == "Ysolde the Bold"
+
+    for who, user in (("gm", fight.table.gm), ("player", fight.table.player)):
+        after = _outputs(fight, client_for, api_for, user)
+        for name in ("json", "api"):
+            assert after[name]["participants"] == before[who][name]["participants"], (who, name)
+            assert after[name]["outcome"] == before[who][name]["outcome"], (who, name)
+        assert after["md"] == before[who]["md"] and after["api_md"] == before[who]["api_md"]
+        for name in ("page", "campaign"):
+            assert "Ysolde the Bold" not in after[name], (who, name)
+        assert "Ysolde Varr" in after["page"] and f"{vit} / {vit}" in after["page"]
+        assert f'data-testid="vit-{ysolde.pk}">{changed.vitality} /' not in after["page"]
+        assert "Left standing: Ysolde Varr" in after["campaign"]
+
+
+def test_it_keeps_hidden_numbers_out_of_the_snapshot_for_players(fight, client_for, api_for):
+    _finished(fight)
+    Character.objects.filter(pk=fight.thug.character_id).update(name="Renamed Thug")
+    player = _outputs(fight, client_for, api_for, fight.table.player)
+    gm = _outputs(fight, client_for, api_for, fight.table.gm)
+    for out in (player["json"], player["api"]):
+        thug = {p["id"]: p for p in out["participants"]}[fight.thug.pk]
+        assert thug["name"] == "Salvager Thug #1" and "vitality" not in thug
+    assert "vitality" in {p["id"]: p for p in gm["json"]["participants"]}[fight.thug.pk]
+    assert f'data-testid="vit-{fight.thug.pk}"' not in player["page"]
+    assert f'data-testid="vit-{fight.thug.pk}"' in gm["page"]
+
+
+def test_it_drops_the_snapshot_when_the_end_is_undone_and_takes_it_again(fight, api_for):
+    _finished(fight)
+    assert fight.encounter.record is not None
+    services.undo_last(encounter=fight.encounter, actor=fight.table.gm)
+    fight.refresh()
+    assert fight.encounter.status == "running" and fight.encounter.record is None
+    Character.objects.filter(pk=fight.ysolde.character_id).update(name="Ysolde the Bold")
+    api = f"/api/encounters/{fight.encounter.pk}/record/"
+    names = [p["name"] for p in api_for(fight.table.gm).get(api).json()["participants"]]
+    assert "Ysolde the Bold" in names  # a running fight's record is read live
+    services.finish_encounter(encounter=fight.encounter, actor=fight.table.gm)
+    Character.objects.filter(pk=fight.ysolde.character_id).update(name="Ysolde Again")
+    names = [p["name"] for p in api_for(fight.table.gm).get(api).json()["participants"]]
+    assert "Ysolde the Bold" in names and "Ysolde Again" not in names
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_freezes_fights_finished_before_snapshots_existed(fight):
+    """The migration that adds Encounter.record gives every finished fight one, from the
+    sheets as they stand when it runs (historical models: fields only)."""
+    _finished(fight)
+    taken = fight.encounter.record
+    executor = MigrationExecutor(connection)
+    executor.migrate([("combat", "0004_log_condition_kind")])
+    executor.loader.build_graph()
+    executor.migrate([("combat", "0005_encounter_record")])
+    fight.refresh()
+    assert fight.encounter.record == taken
+    assert {p["name"] for p in taken["participants"]} == {"Ysolde Varr", "Salvager Thug #1"}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from combat import services
+from combat import live, services
+from combat.models import Participant
 
 pytestmark = pytest.mark.django_db
 
@@ -141,3 +142,26 @@ def test_one_characters_check_agrees_with_the_list_rule(fight):
     services.update_participant(participant=fight.thug, hidden=False, actor=table.gm)
     shown = agree()
     assert hidden == still_hidden < shown
+
+
+def test_it_leaves_a_hidden_npcs_own_d100_out_for_players(fight, client_for, api_for):
+    """The hidden thug's Stamina test (64, rolled by the GM): a player reads that it stayed
+    conscious or not, never the d100, which with its NRV + VGR bounds the thug's numbers."""
+    gm, player = fight.table.gm, fight.table.player
+    Participant.objects.filter(pk=fight.thug.pk).update(stamina_due=True)  # a grievous wound's
+    entry = services.stamina_check(participant=fight.thug, roll=64, actor=gm)
+    enc = fight.encounter
+
+    def received(user):
+        events = api_for(user).get(f"/api/encounters/{enc.pk}/events/").json()
+        record = api_for(user).get(f"/api/encounters/{enc.pk}/record/").json()
+        return {
+            "events": next(e["roll"] for e in events if e["id"] == entry.pk),
+            "record": next(e["roll"] for e in record["log"] if e["seq"] == entry.seq),
+            "page": "dice: 64" in client_for(user).get(enc.get_absolute_url()).text,
+            "feed": "dice: 64"
+            in "".join(m.encode() for m in live.messages_after(enc, user, entry.pk - 1)),
+        }
+
+    assert received(player) == {"events": None, "record": None, "page": False, "feed": False}
+    assert received(gm) == {"events": 64, "record": 64, "page": True, "feed": True}

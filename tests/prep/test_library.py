@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from prep import services, starter, statblock
-from prep.models import LibraryNpc
+from prep.models import LibraryNpc, PreparedGroup
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 
 pytestmark = pytest.mark.django_db
@@ -169,9 +169,33 @@ def test_duplicate_and_delete(prep):
     assert copy.sheet == thug.sheet and copy.starter == ""
     client.post(reverse("prep:npc_delete", args=[copy.pk]))
     assert not LibraryNpc.objects.filter(pk=copy.pk).exists()
-    # A library NPC in a prepared encounter: deleting it removes its group only.
-    client.post(reverse("prep:npc_delete", args=[thug.pk]))
-    assert list(prep.prepared.groups.values_list("npc__starter", flat=True)) == ["veteran"]
+
+
+def test_it_refuses_to_delete_an_npc_a_prepared_encounter_uses_and_names_it(prep, api_for):
+    """Deleting a library NPC in a prepared encounter is refused, naming the encounters: the
+    GM's prepared groups are never lost or left pointing at nothing (docs/security.md)."""
+    client = prep.client("gm")
+    thug = prep.library["thug"]
+    response = client.post(reverse("prep:npc_delete", args=[thug.pk]), follow=True)
+    assert "Thug is in prepared encounters: Ambush at the ford (The Sunken Keep)" in (
+        response.content.decode()
+    )
+    api = api_for(prep.gm).delete(f"/api/library/{thug.pk}/")
+    assert api.status_code == 400 and "Ambush at the ford" in api.json()["detail"]
+    assert LibraryNpc.objects.filter(pk=thug.pk).exists()
+    assert sorted(prep.prepared.groups.values_list("npc__starter", flat=True)) == [
+        "thug",
+        "veteran",
+    ]
+    # Its group removed first, the NPC goes; a started fight's sheets keep their numbers.
+    prep.prepared.groups.filter(npc=thug).delete()
+    assert api_for(prep.gm).delete(f"/api/library/{thug.pk}/").status_code == 204
+    assert not LibraryNpc.objects.filter(pk=thug.pk).exists()
+
+
+def test_deleting_the_gms_account_still_takes_their_library_and_prepared_encounters(prep):
+    prep.gm.delete()
+    assert not LibraryNpc.objects.exists() and not PreparedGroup.objects.exists()
 
 
 @pytest.mark.parametrize("role", ["player", "other_player", "outsider", "other_gm"])

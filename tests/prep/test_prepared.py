@@ -3,13 +3,20 @@ step; the sheets made for a fight go with it; only the GM sees any of it."""
 
 from __future__ import annotations
 
+import json
+import threading
+
 import pytest
+from django.db import connection
 from django.urls import reverse
+from rest_framework.exceptions import ValidationError
+from rest_framework.test import APIClient
 
 from combat import services as combat
 from combat.models import Encounter, Participant
 from prep import services
-from prep.models import FightSheet, PreparedEncounter, PreparedGroup
+from prep.api import PreparedSerializer
+from prep.models import FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character
 
 pytestmark = pytest.mark.django_db
@@ -217,3 +224,109 @@ def test_players_cannot_put_library_npcs_into_a_fight(prep):
     # Another GM cannot use their own library in this GM's fight either.
     assert prep.client("other_gm").post(url, body).status_code == 404
     assert not encounter.participants.exists()
+
+
+def test_a_library_npc_deleted_meanwhile_is_named_and_nothing_is_made(prep):
+    """The GM's page (or the API) read the wolf; it is deleted before the add runs: a clear
+    refusal naming it, and not one sheet, copy or tie made (no 500 at commit)."""
+    encounter, _ = combat.create_encounter(campaign=prep.campaign, name="Night", actor=prep.gm)
+    wolf = prep.library["wolf"]
+    LibraryNpc.objects.filter(pk=wolf.pk).delete()
+    characters = Character.objects.count()
+    with pytest.raises(services.PrepError, match=r"deleted meanwhile\): Wolf\. Nothing was done"):
+        services.put_into_encounter(
+            encounter=encounter, picks=[services.Pick(wolf, 2)], actor=prep.gm
+        )
+    assert Character.objects.count() == characters
+    assert not FightSheet.objects.exists() and not encounter.participants.exists()
+
+
+def test_a_group_of_a_deleted_npc_is_a_400_naming_it(prep):
+    """A prepared encounter's groups written through the API with an NPC deleted after it
+    was validated: the NPCs are locked and read again first."""
+    wolf = prep.library["wolf"]
+    LibraryNpc.objects.filter(pk=wolf.pk).delete()  # after the serializer read it
+    with pytest.raises(ValidationError) as refused:
+        PreparedSerializer().update(prep.prepared, {"groups": [{"npc": wolf, "count": 1}]})
+    assert "Wolf" in str(refused.value.detail["groups"])
+    assert sorted(prep.prepared.groups.values_list("npc__starter", flat=True)) == [
+        "thug",
+        "veteran",
+    ]
+
+
+def _in_threads(n: int, job) -> list:
+    barrier = threading.Barrier(n)
+    out: list = []
+    lock = threading.Lock()
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait()
+            result = job(i)
+        finally:
+            connection.close()
+        with lock:
+            out.append(result)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def _api(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_it_starts_every_time_while_deletes_of_its_npcs_are_refused(prep):
+    """Starts and deletes of the thug at once: each delete is refused (a prepared encounter
+    uses it) and each start completes whole; no 500 and no group left pointing at nothing."""
+    thug = prep.library["thug"]
+    start = f"/api/prepared/{prep.prepared.pk}/start/"
+
+    def job(i: int) -> tuple[str, int]:
+        if i % 2:
+            return "delete", _api(prep.gm).delete(f"/api/library/{thug.pk}/").status_code
+        return "start", _api(prep.gm).post(start).status_code
+
+    results = _in_threads(12, job)
+    assert sorted(results) == [("delete", 400)] * 6 + [("start", 201)] * 6
+    assert LibraryNpc.objects.filter(pk=thug.pk).exists()
+    for encounter in Encounter.objects.filter(campaign=prep.campaign):
+        assert len(_fight(encounter)) == 2 + 2 + 1  # the expected two, two thugs, a veteran
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_add_and_a_delete_at_once_either_adds_whole_or_names_the_npc(prep):
+    """The wolf (in no prepared encounter) put into a fight by several presses while it is
+    deleted: each add is whole (before the delete) or a 400 naming the wolf (after)."""
+    wolf = prep.library["wolf"]
+    encounter, _ = combat.create_encounter(campaign=prep.campaign, name="Night", actor=prep.gm)
+    url = f"/api/encounters/{encounter.pk}/library/"
+    body = {"picks": [{"npc": wolf.pk, "count": 2}]}
+
+    def job(i: int) -> tuple[str, int, str]:
+        if i == 3:
+            return "delete", _api(prep.gm).delete(f"/api/library/{wolf.pk}/").status_code, ""
+        response = _api(prep.gm).post(url, body, format="json")
+        return "add", response.status_code, json.dumps(response.json())
+
+    results = _in_threads(8, job)
+    assert ("delete", 204, "") in results
+    adds = [r for r in results if r[0] == "add"]
+    assert all(code in (201, 400) for _, code, _ in adds), adds
+    refused = [text for _, code, text in adds if code == 400]
+    assert all("Wolf" in text or "library" in text for text in refused), refused
+    added = sum(1 for _, code, _ in adds if code == 201)
+    assert encounter.participants.count() == 2 * added
+    assert not LibraryNpc.objects.filter(pk=wolf.pk).exists()
+    # The sheets made before the delete stay with their fight (their source is cleared).
+    assert FightSheet.objects.filter(encounter=encounter).count() == 3 * added

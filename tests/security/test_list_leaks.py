@@ -294,3 +294,87 @@ def test_it_never_sends_a_player_the_hidden_thugs_numbers_in_pages_or_the_live_f
     assert two.pvd not in tracker_panels(enc, user)["tracker"]
     gm_feed = "".join(m.encode() for m in live.messages_after(enc, two.w.gm, first.pk))
     assert two.pvd in gm_feed
+
+
+# --- A hidden fighter's own rolls ---------------------------------------------------------
+
+THUG_ROLL, REROLL = 77, 88  # the hidden thug's d100s: with the degree they bound its PRO
+
+
+def the_thug_strikes(two: Two) -> None:
+    """The hidden thug's strike on Ysolde (table dice, 77), which the owner makes Ysolde
+    re-roll with her Fate (88): three entries whose d100 is the thug's."""
+    w = two.w
+    # Ysolde's roll put it down: the GM stands it up again (its Vitality stays at 0).
+    combat.update_participant(participant=w.t, state="active", actor=w.gm)
+    y, t = (Participant.objects.select_related("character").get(pk=p.pk) for p in (w.y, w.t))
+    decl, _ = combat.declare_attack(
+        encounter=w.encounter,
+        attacker=t,
+        target=y,
+        action="fast",
+        zone=y.character.zones.get(name="chest"),
+        weapon=t.character.weapons.get(),
+        actor=w.gm,
+    )
+    combat.declare_defense(declaration=decl, defense="dodge", actor=w.owner)
+    rolled = combat.resolve(declaration=decl, roll=THUG_ROLL, actor=w.gm)
+    combat.spend_fate(entry=rolled, spender=y, action="reroll", roll=REROLL, actor=w.owner)
+
+
+def what_a_user_receives(two: Two, name: str) -> dict[str, str]:
+    """Every path the log and its rolls reach a user by: the API (log, rolls, record), the
+    encounter page, the live feed's rendered entries and tracker, the record downloads."""
+    user, client = two.user(name), two.client(name)
+    enc = two.w.encounter
+    first = enc.log.order_by("pk").first()
+    docs = player_json(two, name)
+    record = f"/api/encounters/{enc.pk}/record/"
+    return {
+        "api": json.dumps(docs),
+        "events": json.dumps(client.get(f"/api/encounters/{enc.pk}/events/").json()),
+        "record_api": json.dumps(client.get(record).json()),
+        "record_api_md": client.get(record + "markdown/").content.decode(),
+        "record_json": client.get(reverse("combat:record_json", args=[enc.pk])).content.decode(),
+        "record_md": client.get(reverse("combat:record_markdown", args=[enc.pk])).content.decode(),
+        "page": client.get(reverse("combat:encounter_detail", args=[enc.pk])).text,
+        "feed": "".join(m.encode() for m in live.messages_after(enc, user, first.pk)),
+        "tracker": tracker_panels(enc, user)["tracker"],
+    }
+
+
+def d100s(text: str, value: int) -> list[str]:
+    """Where ``value`` appears as a d100 in a JSON document, a page or a Markdown record."""
+    patterns = (
+        rf'"roll": {value}\b',
+        rf"dice: {value}\b",
+        rf"\broll {value}\b",
+        rf"rolled {value}\b",
+        rf"d100: {value}\b",
+        rf"latest roll: {value}\b",
+    )
+    return [m.group(0) for p in patterns for m in re.finditer(p, text, re.IGNORECASE)]
+
+
+@pytest.mark.parametrize("name", ["owner", "player"])
+def test_it_never_sends_a_player_the_hidden_thugs_d100(two, name):
+    the_thug_strikes(two)
+    for path, text in what_a_user_receives(two, name).items():
+        for value in (THUG_ROLL, REROLL):
+            assert not d100s(text, value), (path, value, d100s(text, value))
+    # The degree and effect stay: the owner's result card says how the re-roll went.
+    if name == "owner":
+        page = what_a_user_receives(two, name)["page"]
+        assert 'data-testid="result-degree"' in page
+        assert "spends 1 Fate and re-rolls the roll." in page
+
+
+def test_it_gives_the_gm_the_hidden_thugs_d100_everywhere(two):
+    """The check above is not vacuous: each path carries the d100s to the GM."""
+    the_thug_strikes(two)
+    for path, text in what_a_user_receives(two, "gm").items():
+        if path == "tracker":
+            continue  # the tracker shows no log (the feed's entries do)
+        assert d100s(text, REROLL), path
+        if path not in ("page",):  # the page shows the newest entries only
+            assert d100s(text, THUG_ROLL), path
