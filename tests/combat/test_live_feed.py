@@ -284,7 +284,13 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
         await player.aforce_login(table.player)
         chunks = aiter((await player.get(url)).streaming_content)
         await anext(chunks)  # hello: connected
-        await chunks.aclose()
+        await live.presence_news().flushed()
+        # Leaving cancels the stream's wait for news, as a disconnect does.
+        waiting = asyncio.ensure_future(anext(chunks))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        await live.presence_news().flushed()
 
     async_to_sync(connect_and_leave)()
     assert [m["type"] for m in received(gms)] == [live.PRESENCE, live.PRESENCE]
@@ -586,13 +592,10 @@ def test_a_live_stream_is_not_wrapped_to_give_a_connection_back_per_chunk(fight,
 
     request = rf.get(f"/encounters/{fight.encounter.pk}/events/")
 
-    async def auser():
-        return fight.table.gm
-
     async def view(request):
         return await live.encounter_stream(request, fight.encounter.pk)
 
-    request.auser = auser
+    request.user = fight.table.gm
     response = async_to_sync(ConnectionPoolMiddleware(view))(request)
     assert response.status_code == 200
     # The stream's own generator, not config.db_pool's _giving_back around it.
