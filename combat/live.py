@@ -756,12 +756,30 @@ def _give_back_connections() -> None:
             connection.close()
 
 
+#: How many streams of a process read what they need to open at once: a burst of pages
+#: opening waits its turn here, holding no connection, instead of in the pool, where
+#: DB_POOL_TIMEOUT turns it away (300 pages opening at once were 300 threads waiting for 2
+#: connections). So opening streams also takes at most this many of the pool's connections:
+#: the others stay free for the actions.
+OPENING_AT_ONCE = 4
+_openings: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+_openings = weakref.WeakKeyDictionary()
+
+
+def _opening() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    found = _openings.get(loop)
+    if found is None:
+        found = _openings[loop] = asyncio.Semaphore(OPENING_AT_ONCE)
+    return found
+
+
 def _open(request: HttpRequest, pk: int) -> tuple[AbstractBaseUser, Encounter | None]:
-    """The viewer and the encounter, read in one go on the request's own thread (its session,
-    its user, the encounter), whose connection then goes back at once: Django gives it back
-    only when the response ends, hours later for a stream. (Read in two hops, the session's
-    and the encounter's, a burst of pages opening held each connection across the wait
-    between them, and the pool ran out.)"""
+    """The viewer and the encounter (its session, its user, the encounter), read in one go on
+    the request's thread (at most :data:`OPENING_AT_ONCE` at once), whose connection then goes
+    back at once: Django gives a request's connection back only when the response ends, hours
+    later for a stream. (Read in two hops, the session's and the encounter's, a burst of pages
+    opening held each connection across the wait between them, and the pool ran out.)"""
     try:
         user = request.user
         if not user.is_authenticated:
@@ -783,7 +801,8 @@ def live_unavailable() -> HttpResponse:
 
 async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
     """``GET /encounters/<pk>/events/``: the encounter's live feed for this viewer (SSE)."""
-    user, encounter = await sync_to_async(_open)(request, pk)
+    async with _opening():
+        user, encounter = await sync_to_async(_open)(request, pk)
     if encounter is None:
         return HttpResponse("Log in to follow this encounter.", status=403)
     feed = broadcaster(encounter)

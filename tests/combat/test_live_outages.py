@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,63 @@ def test_streams_end_when_redis_goes_and_work_again_as_soon_as_it_is_back(
     # How long the outage took to end the streams, and the first page to come back (-s).
     print(f"streams ended {ended_after:.1f} s after Redis stopped; back {back_after:.1f} s")
     assert not [line for line in errors_in(log) if "Traceback" in line]
+
+
+def test_a_burst_of_pages_opening_on_a_small_pool_gets_no_503(table, own_redis, tmp_path):
+    """300 pages opening at once against a pool of 2 connections: each stream reads the
+    database once, briefly, so none is turned away; /healthz stays 200 meanwhile."""
+    assert connection.vendor == "postgresql"
+    encounter = running_fight(table)
+    cookie = session_cookie(table.gm)
+    env = server_env(own_redis, DB_POOL_MIN="1", DB_POOL_MAX="2", DB_POOL_TIMEOUT="2")
+    server = start_asgi_server(env, log=tmp_path / "server.log")
+    streams = Streams(server.url, f"/encounters/{encounter.pk}/events/", cookie)
+    health: list[int] = []
+    unhealthy: list[str] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            answer = httpx.get(f"{server.url}/healthz", timeout=30)
+            health.append(answer.status_code)
+            if answer.status_code != 200:
+                unhealthy.append(answer.text)
+            time.sleep(0.1)
+
+    poller = threading.Thread(target=poll)
+    try:
+
+        async def crowd() -> list[int]:
+            poller.start()
+            statuses = await streams.open(300)
+            await streams.close_all()
+            return statuses
+
+        statuses = asyncio.run(crowd())
+    finally:
+        done.set()
+        if poller.is_alive():
+            poller.join(30)
+        server.stop()
+    assert health and set(health) == {200}, (health, unhealthy)
+    assert statuses.count(200) == 300, (
+        {s: statuses.count(s) for s in set(statuses)},
+        streams.refused[:1],
+    )
+
+
+def test_healthz_does_not_compete_with_the_workers_own_channel_layer(table, own_redis, tmp_path):
+    """The worker's channel layer has no connection free (here its pool holds one, taken by
+    the open stream's receive; under a burst, by the burst): /healthz, which checks Redis
+    through a layer and event loop of its own, still answers 200."""
+    encounter = running_fight(table)
+    cookie = session_cookie(table.gm)
+    env = server_env(own_redis, CHANNEL_LAYER_MAX_CONNECTIONS="1")
+    server = start_asgi_server(env, log=tmp_path / "server.log")
+    try:
+        SseClient(f"{server.url}/encounters/{encounter.pk}/events/", cookie).start()
+        time.sleep(0.5)  # the broadcaster's receive is waiting on Redis
+        answers = [httpx.get(f"{server.url}/healthz", timeout=10) for _ in range(3)]
+    finally:
+        server.stop()
+    assert [a.status_code for a in answers] == [200] * 3, [a.text for a in answers]
