@@ -183,6 +183,12 @@ if REDIS_URL:
                 # Messages waiting on one channel (a worker's broadcaster) before the next
                 # ones are dropped; the feed re-reads the log, so a drop only delays.
                 "capacity": int(os.environ.get("CHANNEL_LAYER_CAPACITY", "100")),
+                # A group forgets a member not added again within this many seconds. The live
+                # feed's broadcasters join their groups again every heartbeat (15 s), so a
+                # member left behind by a worker that died, or could not leave while Redis
+                # failed, goes within two minutes instead of a day (channels-redis's default),
+                # and stops filling up with messages nobody reads.
+                "group_expiry": 120,
             },
         }
     }
