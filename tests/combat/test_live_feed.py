@@ -600,3 +600,27 @@ def test_a_live_stream_is_not_wrapped_to_give_a_connection_back_per_chunk(fight,
     assert response.status_code == 200
     # The stream's own generator, not config.db_pool's _giving_back around it.
     assert response._iterator.__name__ == "_stream"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypatch):
+    """A Redis that restarted under a broadcaster whose connection held has forgotten its
+    groups (and the layer forgets a member after its group_expiry): each heartbeat joins them
+    again, so the next events are heard."""
+    monkeypatch.setattr(live, "HEARTBEAT_SECONDS", 0.1)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    groups = (live.group_name(encounter.pk), live.presence_group_name(encounter.pk))
+
+    async def scenario() -> list[int]:
+        layer = get_channel_layer()
+        feed = live.Broadcaster(encounter)
+        feed.add(live.Subscriber(table.gm, None, asyncio.Queue()))
+        assert await feed.wait_subscribed(5)
+        layer.groups.clear()  # what a restarted Redis remembers
+        await asyncio.sleep(0.5)
+        members = [len(layer.groups.get(group, {})) for group in groups]
+        feed.task.cancel()
+        await asyncio.gather(feed.task, return_exceptions=True)
+        return members
+
+    assert async_to_sync(scenario)() == [1, 1]
