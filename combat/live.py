@@ -369,7 +369,10 @@ class PresenceNews:
                 touched, self.touched = self.touched, {}
                 if not touched:
                     return
-                await self._tell(loop, touched)
+                try:
+                    await self._tell(loop, touched)
+                except Exception:  # presence is a nicety: the next heartbeat redraws it
+                    logger.exception("live: presence update failed for %s", sorted(touched))
         finally:
             self.task = None
 
@@ -562,6 +565,8 @@ class Broadcaster:
         # database work then runs on the process's one thread for work outside requests
         # (asgiref's thread-sensitive executor), not on a request's thread that ends with it.
         self.task = self.loop.create_task(self.run(), context=contextvars.Context())
+        # Cancelled before it ran, it never says: a stream waiting to open must not wait on.
+        self.task.add_done_callback(lambda _: self._unsubscribed())
 
     def add(self, subscriber: Subscriber) -> None:
         self.subscribers.add(subscriber)
@@ -572,6 +577,10 @@ class Broadcaster:
         if not self.subscribers:
             self._forget()
             self.task.cancel()
+
+    def _unsubscribed(self) -> None:
+        if not self.subscribed.done():
+            self.subscribed.set_result(False)
 
     def _forget(self) -> None:
         if _broadcasters.get(self.encounter.pk) is self:
@@ -693,7 +702,8 @@ class Broadcaster:
                     next_beat = self.loop.time() + HEARTBEAT_SECONDS
                     # In the groups again: a Redis restarted meanwhile has lost them (its
                     # listener may not have noticed), and the layer forgets a member after
-                    # its group_expiry (a day) otherwise. The pass reads what was missed.
+                    # its group_expiry (config/settings.py) otherwise. The pass reads what
+                    # was missed.
                     for group in groups:
                         await layer.group_add(group, channel)
                 await self._pass(presence=presence, heartbeat=heartbeat)
@@ -706,10 +716,10 @@ class Broadcaster:
                 type(exc).__name__,
                 exc,
                 len(self.subscribers),
+                exc_info=not isinstance(exc, CACHE_ERRORS),  # a bug's traceback, not Redis's
             )
         finally:
-            if not self.subscribed.done():
-                self.subscribed.set_result(False)
+            self._unsubscribed()
             if listener is not None:
                 listener.cancel()
             self._forget()
