@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -159,9 +160,9 @@ POOL_ENV = {
 }
 
 
-def pool_server() -> AsgiServer:
+def pool_server(log: Path | None = None) -> AsgiServer:
     # The test's SECRET_KEY: the sessions it logs in are the server's too.
-    return start_asgi_server({**POOL_ENV, "SECRET_KEY": settings.SECRET_KEY})
+    return start_asgi_server({**POOL_ENV, "SECRET_KEY": settings.SECRET_KEY}, log=log)
 
 
 def server_connections() -> int:
@@ -342,3 +343,35 @@ def test_a_request_whose_connection_is_terminated_in_flight_gets_503(table):
     finally:
         locker.close()
         server.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.live
+@pytest.mark.django_db(transaction=True)
+def test_connections_terminated_between_requests_are_replaced(table, tmp_path):
+    """PostgreSQL drops the pool's idle connections (a restart between two requests): the
+    pool checks a connection before handing it out (CONN_HEALTH_CHECKS), so the next requests
+    get fresh ones, never a dead one and its 500."""
+    assert connection.vendor == "postgresql"
+    encounter = running_fight(table)
+    _, key = ApiToken.objects.create_token(user=table.gm, name="probe")
+    server = pool_server(tmp_path / "server.log")
+    api = f"{server.url}/api/encounters/{encounter.pk}/"
+    auth = {"Authorization": f"Token {key}"}
+    try:
+        assert httpx.get(api, headers=auth, timeout=10).status_code == 200
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE application_name = %s AND state = 'idle'",
+                [APP_NAME],
+            )
+            assert cursor.fetchone()[0] >= 1
+        answers = [httpx.get(api, headers=auth, timeout=10) for _ in range(4)]
+    finally:
+        server.stop()
+    # The first may wait longer than DB_POOL_TIMEOUT (0.5 s here) while the pool reconnects:
+    # a 503 with Retry-After then, never a 500.
+    assert {a.status_code for a in answers[:1]} <= {200, 503}, answers[0].text[:200]
+    assert all(int(a.headers["Retry-After"]) >= 1 for a in answers if a.status_code == 503)
+    assert [a.status_code for a in answers[1:]] == [200] * 3, [a.text[:200] for a in answers]
