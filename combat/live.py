@@ -150,6 +150,11 @@ class Pusher:
             await asyncio.wait([before])
         try:
             await get_channel_layer().group_send(group, message)
+        except CACHE_ERRORS as exc:
+            # Redis down: one line per action, not a traceback each; its pages catch up when
+            # they reconnect (their streams ended with the layer).
+            name = type(exc).__name__
+            logger.warning("live push failed (%s: %s): %s to %s", name, exc, message, group)
         except Exception:  # a live push must never break anything: the log holds the entry
             logger.exception("live push failed: %s to %s", message, group)
 

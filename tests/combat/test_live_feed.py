@@ -624,3 +624,29 @@ def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypat
         return members
 
     assert async_to_sync(scenario)() == [1, 1]
+
+
+def test_a_push_while_redis_is_down_is_one_warning_line(settings, caplog):
+    """Actions go on while Redis is down; each failed push is a line, not a traceback."""
+    import socket
+
+    from channels.layers import channel_layers
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]},
+        }
+    }
+    channel_layers.backends.clear()
+    try:
+        live._pusher.send(live.group_name(1), {"type": live.ENTRY, "id": 1})
+        assert live.flush_pushes()
+    finally:
+        channel_layers.backends.clear()
+    failed = [r for r in caplog.records if r.name == "combat.live"]
+    assert [(r.levelname, r.exc_info) for r in failed] == [("WARNING", None)]
+    assert "ConnectionError" in failed[0].getMessage()
