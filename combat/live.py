@@ -21,8 +21,16 @@ The path of an event:
    message is dropped, and nothing is sent twice.
 
 Every :data:`HEARTBEAT_SECONDS` the broadcaster checks access again, sends each stream a comment
-line (proxies keep an idle stream open) and refreshes its viewers' presence, which the GM's page
-shows.
+line (proxies keep an idle stream open), refreshes its viewers' presence, which the GM's page
+shows, and subscribes to its groups again (a Redis that restarted has forgotten them).
+
+When the channel layer fails under it (Redis down), the broadcaster ends all its streams rather
+than leave them silent: each browser reconnects on its own and catches up from the last entry it
+saw. A stream that opens while the layer cannot be reached is answered 503 with Retry-After
+(htmx's SSE extension tries again, backing off), and works again as soon as Redis is back.
+Viewers coming and going are announced once per encounter and per
+:data:`PRESENCE_DEBOUNCE_SECONDS` in each process (:class:`PresenceNews`), not once per stream: a
+thousand pages closing at once cost a few channel-layer messages, not a thousand.
 """
 
 from __future__ import annotations
@@ -63,6 +71,9 @@ HEARTBEAT_SECONDS = 15.0
 REPLAY_LIMIT = 200
 EARLY_WAIT_SECONDS = 0.05  # at most this long a pass waits for its entries to be written
 PRESENCE_SECONDS = 40  # a viewer counts as connected this long after its last heartbeat
+PRESENCE_DEBOUNCE_SECONDS = 0.25  # viewers coming and going in this window: one announcement
+SUBSCRIBE_SECONDS = 3.0  # a new stream waits at most this long for the channel layer
+RETRY_AFTER = 5  # seconds a stream refused for want of the channel layer is asked to wait
 ENTRY = "encounter.entry"  # channel-layer message: a log entry was committed
 PRESENCE = "encounter.presence"  # channel-layer message: a viewer connected or left
 GONE = "gone"  # SSE event: the viewer lost access; the page stops following
@@ -139,6 +150,11 @@ class Pusher:
             await asyncio.wait([before])
         try:
             await get_channel_layer().group_send(group, message)
+        except CACHE_ERRORS as exc:
+            # Redis down: one line per action, not a traceback each; its pages catch up when
+            # they reconnect (their streams ended with the layer).
+            name = type(exc).__name__
+            logger.warning("live push failed (%s: %s): %s to %s", name, exc, message, group)
         except Exception:  # a live push must never break anything: the log holds the entry
             logger.exception("live push failed: %s to %s", message, group)
 
@@ -338,6 +354,98 @@ def present_users(encounter: Encounter, user_ids: list[int]) -> set[int]:
     return {uid for uid in user_ids if _presence_key(encounter.pk, uid) in found}
 
 
+class PresenceNews:
+    """Viewers coming and going in this process, told in one go per encounter: the cache
+    written in one call, then one message to the encounter's presence group, at most once per
+    :data:`PRESENCE_DEBOUNCE_SECONDS`. A stream that opens or closes only notes its viewer
+    here. (One message per closing stream made a thousand pages closing at once a thousand
+    sends: the Redis pool's connections ran out, and the GM's channels overflowed.)"""
+
+    def __init__(self) -> None:
+        self.touched: dict[int, set[int]] = {}  # encounter id: viewers who came or went
+        self.task: asyncio.Task[None] | None = None
+
+    def touch(self, encounter_id: int, user_id: int) -> None:
+        self.touched.setdefault(encounter_id, set()).add(user_id)
+        if self.task is None:
+            # Outside the request that touched first (an empty context), as the broadcaster.
+            loop = asyncio.get_running_loop()
+            self.task = loop.create_task(self._run(loop), context=contextvars.Context())
+
+    async def _run(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            while True:
+                await asyncio.sleep(PRESENCE_DEBOUNCE_SECONDS)
+                touched, self.touched = self.touched, {}
+                if not touched:
+                    return
+                try:
+                    await self._tell(loop, touched)
+                except Exception:  # presence is a nicety: the next heartbeat redraws it
+                    logger.exception("live: presence update failed for %s", sorted(touched))
+        finally:
+            self.task = None
+
+    async def _tell(self, loop: asyncio.AbstractEventLoop, touched: dict[int, set[int]]) -> None:
+        watching: dict[int, set[int]] = {}
+        for encounter_id in touched:
+            feed = _broadcasters.get(encounter_id)
+            if feed is not None and feed.loop is loop:
+                watching[encounter_id] = {s.user.pk for s in feed.subscribers}
+        await sync_to_async(_write_presence, thread_sensitive=False)(touched, watching)
+        layer = get_channel_layer()
+        failed: list[str] = []
+        for encounter_id in touched:
+            try:
+                await layer.group_send(presence_group_name(encounter_id), {"type": PRESENCE})
+            except Exception as exc:  # a nicety: the next heartbeat redraws the GM's list
+                failed.append(f"{encounter_id} ({type(exc).__name__}: {exc})")
+        if failed:
+            logger.warning("live: could not announce presence for encounters %s", failed)
+
+    async def flushed(self) -> None:
+        """Wait until what was touched so far is told (for tests)."""
+        while self.task is not None:
+            await asyncio.wait([self.task])
+
+
+def _write_presence(touched: dict[int, set[int]], watching: dict[int, set[int]]) -> None:
+    """The viewers still watching here are present; the others who left are not (a viewer who
+    closes the last of two tabs on this process; one with a tab on another process shows as
+    away until that tab's next heartbeat)."""
+    now = timezone.now().isoformat()
+    here = {
+        _presence_key(eid, uid): now
+        for eid, uids in watching.items()
+        for uid in uids & touched[eid]
+    }
+    gone = [
+        _presence_key(eid, uid)
+        for eid, uids in touched.items()
+        for uid in uids - watching.get(eid, set())
+    ]
+    try:
+        if here:
+            cache.set_many(here, PRESENCE_SECONDS)
+        if gone:
+            cache.delete_many(gone)
+    except CACHE_ERRORS as exc:
+        cache_unavailable(exc)
+
+
+#: Per event loop (one per process under a server; tests run several).
+_presence_news: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PresenceNews]
+_presence_news = weakref.WeakKeyDictionary()
+
+
+def presence_news() -> PresenceNews:
+    loop = asyncio.get_running_loop()
+    news = _presence_news.get(loop)
+    if news is None:
+        news = _presence_news[loop] = PresenceNews()
+    return news
+
+
 # --- The broadcaster ----------------------------------------------------------------------
 
 
@@ -465,10 +573,14 @@ class Broadcaster:
         self.loop = asyncio.get_running_loop()
         self.wake = asyncio.Event()  # a pass is due: a message came, or a stream was added
         self.presence_due = False  # the GM's list of who is connected is to be drawn again
+        #: True once in its groups on the channel layer, False when that failed.
+        self.subscribed: asyncio.Future[bool] = self.loop.create_future()
         # Started outside the request that opened the first stream (an empty context): its
         # database work then runs on the process's one thread for work outside requests
         # (asgiref's thread-sensitive executor), not on a request's thread that ends with it.
         self.task = self.loop.create_task(self.run(), context=contextvars.Context())
+        # Cancelled before it ran, it never says: a stream waiting to open must not wait on.
+        self.task.add_done_callback(lambda _: self._unsubscribed())
 
     def add(self, subscriber: Subscriber) -> None:
         self.subscribers.add(subscriber)
@@ -477,8 +589,29 @@ class Broadcaster:
     def remove(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
         if not self.subscribers:
-            _broadcasters.pop(self.encounter.pk, None)
+            self._forget()
             self.task.cancel()
+
+    def _unsubscribed(self) -> None:
+        if not self.subscribed.done():
+            self.subscribed.set_result(False)
+
+    def _forget(self) -> None:
+        if _broadcasters.get(self.encounter.pk) is self:
+            del _broadcasters[self.encounter.pk]
+
+    async def wait_subscribed(self, timeout: float) -> bool:
+        """Whether the broadcaster is in its groups, waiting up to ``timeout`` seconds."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(self.subscribed), timeout)
+        except TimeoutError:
+            return False
+
+    def _end_streams(self) -> None:
+        """Every stream ends (its browser reconnects and catches up from its last entry)."""
+        for s in self.subscribers:
+            s.queue.put_nowait(None)
+        self.subscribers.clear()
 
     async def _pass(self, *, presence: bool = False, heartbeat: bool = False) -> None:
         subscribers = list(self.subscribers)
@@ -551,18 +684,20 @@ class Broadcaster:
 
     async def run(self) -> None:
         layer = get_channel_layer()
-        channel = await layer.new_channel()
-        group = group_name(self.encounter.pk)
-        presence_group = presence_group_name(self.encounter.pk)
-        await layer.group_add(group, channel)
-        await layer.group_add(presence_group, channel)
-        # One receive stays pending for the broadcaster's life, in a task of its own, rather
-        # than cancelled and restarted: cancelling a Redis layer's receive mid-read can break
-        # its connection. Its failure ends the broadcaster, as it would have before.
-        listener = asyncio.ensure_future(self._listen(layer, channel))
-        listener.add_done_callback(lambda _: self.wake.set())
-        next_beat = self.loop.time() + HEARTBEAT_SECONDS
+        groups = (group_name(self.encounter.pk), presence_group_name(self.encounter.pk))
+        channel: str | None = None
+        listener: asyncio.Future[None] | None = None
         try:
+            channel = await layer.new_channel()
+            for group in groups:
+                await layer.group_add(group, channel)
+            self.subscribed.set_result(True)
+            # One receive stays pending for the broadcaster's life, in a task of its own,
+            # rather than cancelled and restarted: cancelling a Redis layer's receive mid-read
+            # can break its connection. Its failure ends the broadcaster and its streams.
+            listener = asyncio.ensure_future(self._listen(layer, channel))
+            listener.add_done_callback(lambda _: self.wake.set())
+            next_beat = self.loop.time() + HEARTBEAT_SECONDS
             while True:
                 timeout = max(0.0, next_beat - self.loop.time())
                 with contextlib.suppress(TimeoutError):
@@ -574,14 +709,48 @@ class Broadcaster:
                 presence, self.presence_due = self.presence_due, False
                 heartbeat = False
                 if self.loop.time() >= next_beat:
+                    if not self.subscribers:
+                        return  # opened for a stream that never started
                     # Viewers whose heartbeat stopped drop off the GM's list here.
                     heartbeat = presence = True
                     next_beat = self.loop.time() + HEARTBEAT_SECONDS
+                    # In the groups again: a Redis restarted meanwhile has lost them (its
+                    # listener may not have noticed), and the layer forgets a member after
+                    # its group_expiry (config/settings.py) otherwise. The pass reads what
+                    # was missed.
+                    for group in groups:
+                        await layer.group_add(group, channel)
                 await self._pass(presence=presence, heartbeat=heartbeat)
+        except Exception as exc:
+            # The channel layer failed (Redis down or restarting). Silent streams would wait
+            # for events that no longer come: they end, and their browsers reconnect.
+            logger.warning(
+                "live: the channel layer failed for encounter %s (%s: %s); %d streams end",
+                self.encounter.pk,
+                type(exc).__name__,
+                exc,
+                len(self.subscribers),
+                exc_info=not isinstance(exc, CACHE_ERRORS),  # a bug's traceback, not Redis's
+            )
         finally:
-            listener.cancel()
+            self._unsubscribed()
+            if listener is not None:
+                listener.cancel()
+            self._forget()
+            self._end_streams()
+            if channel is not None:
+                await _leave(layer, groups, channel)
+
+
+async def _leave(layer: Any, groups: tuple[str, ...], channel: str) -> None:
+    """Leave every group, each on its own: one that fails (Redis down) leaves the others, and
+    says so in one line, not a traceback (a group's stale member expires with the layer's
+    ``group_expiry``; a Redis that restarted has lost it anyway)."""
+    for group in groups:
+        try:
             await layer.group_discard(group, channel)
-            await layer.group_discard(presence_group, channel)
+        except Exception as exc:  # a failed discard must not stop the others, nor the stream
+            logger.warning("live: could not leave %s (%s: %s)", group, type(exc).__name__, exc)
 
 
 #: The broadcasters of this process, by encounter id (the event loop's own: one per process).
@@ -611,21 +780,59 @@ def _give_back_connections() -> None:
             connection.close()
 
 
-def _open(user: AbstractBaseUser, pk: int) -> Encounter:
-    # The request's own thread (its session, its user, this): Django gives its connection
-    # back only when the response ends, hours later for a stream. Give it back now.
+#: How many streams of a process read what they need to open at once: a burst of pages
+#: opening waits its turn here, holding no connection, instead of in the pool, where
+#: DB_POOL_TIMEOUT turns it away (300 pages opening at once were 300 threads waiting for 2
+#: connections). So opening streams also takes at most this many of the pool's connections:
+#: the others stay free for the actions.
+OPENING_AT_ONCE = 4
+_openings: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+_openings = weakref.WeakKeyDictionary()
+
+
+def _opening() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    found = _openings.get(loop)
+    if found is None:
+        found = _openings[loop] = asyncio.Semaphore(OPENING_AT_ONCE)
+    return found
+
+
+def _open(request: HttpRequest, pk: int) -> tuple[AbstractBaseUser, Encounter | None]:
+    """The viewer and the encounter (its session, its user, the encounter), read in one go on
+    the request's thread (at most :data:`OPENING_AT_ONCE` at once), whose connection then goes
+    back at once: Django gives a request's connection back only when the response ends, hours
+    later for a stream. (Read in two hops, the session's and the encounter's, a burst of pages
+    opening held each connection across the wait between them, and the pool ran out.)"""
     try:
-        return get_encounter(user, pk)
+        user = request.user
+        if not user.is_authenticated:
+            return user, None
+        return user, get_encounter(user, pk)
     finally:
         _give_back_connections()
 
 
+def live_unavailable() -> HttpResponse:
+    response = HttpResponse(
+        f"Live updates are unavailable; retry in {RETRY_AFTER} seconds.",
+        status=503,
+        content_type="text/plain",
+    )
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
 async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
     """``GET /encounters/<pk>/events/``: the encounter's live feed for this viewer (SSE)."""
-    user = await request.auser()
-    if not user.is_authenticated:
+    async with _opening():
+        user, encounter = await sync_to_async(_open)(request, pk)
+    if encounter is None:
         return HttpResponse("Log in to follow this encounter.", status=403)
-    encounter = await sync_to_async(_open)(user, pk)
+    feed = broadcaster(encounter)
+    if not await feed.wait_subscribed(SUBSCRIBE_SECONDS):
+        # The channel layer cannot be reached (Redis down): a stream now would hear nothing.
+        return live_unavailable()
     response = StreamingHttpResponse(
         _stream(encounter, user, _last_seen(request)), content_type="text/event-stream"
     )
@@ -641,14 +848,14 @@ async def _stream(
     encounter: Encounter, user: AbstractBaseUser, after: int | None
 ) -> AsyncIterator[bytes]:
     """A plain generator over the queue the encounter's broadcaster fills: no database, no
-    thread, no channel-layer receive of its own."""
-    layer = get_channel_layer()
-    presence_group = presence_group_name(encounter.pk)
+    thread, no channel-layer call of its own."""
     subscriber = Subscriber(user, after, asyncio.Queue())
+    # The view's, or a new one if that one ended meanwhile (then, should the layer still
+    # fail, the new one ends this stream at once and the browser reconnects).
     feed = broadcaster(encounter)
     feed.add(subscriber)
-    await sync_to_async(mark_present)(encounter.pk, user.pk)
-    await layer.group_send(presence_group, {"type": PRESENCE})
+    news = presence_news()
+    news.touch(encounter.pk, user.pk)
     try:
         while True:
             chunk = await subscriber.queue.get()
@@ -657,5 +864,4 @@ async def _stream(
             yield chunk
     finally:
         feed.remove(subscriber)
-        await sync_to_async(mark_absent)(encounter.pk, user.pk)
-        await layer.group_send(presence_group, {"type": PRESENCE})
+        news.touch(encounter.pk, user.pk)

@@ -4,10 +4,13 @@ On PostgreSQL each process takes its connections from a pool of at most ``DB_POO
 (config/settings.py). A request that finds none free within ``DB_POOL_TIMEOUT`` seconds gets
 psycopg_pool's ``PoolTimeout``, which Django wraps in its own ``OperationalError``. That is an
 overload, not a bug: the answer is 503 with ``Retry-After`` (JSON under /api/, a short page
-elsewhere), never a 500. Views raise it first, since the first query of a request is where it
-takes its connection (DRF views re-raise exceptions that are not API errors, so they get here
-too); a middleware that queries before the view (IdempotencyMiddleware) reaches Django's 500
-handler instead, which is :func:`server_error` (config/urls.py).
+elsewhere), never a 500. So is a server that goes away under a request in flight (PostgreSQL
+restarting: "terminating connection due to administrator command", a connection closed
+mid-request): :func:`is_database_unavailable`. Views raise it first, since the first query of
+a request is where it takes its connection (DRF views re-raise exceptions that are not API
+errors, so they get here too); a middleware that queries before the view
+(IdempotencyMiddleware) reaches Django's 500 handler instead, which is :func:`server_error`
+(config/urls.py).
 
 An event stream stays open for hours but reads the database only now and then: between two
 chunks it hands its connection back, so open encounter pages do not hold the pool. A stream that
@@ -28,6 +31,8 @@ from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.template.loader import render_to_string
 from django.views import defaults
+from psycopg import InterfaceError as PsycopgInterfaceError
+from psycopg import OperationalError as PsycopgOperationalError
 from psycopg_pool import PoolTimeout, TooManyRequests
 
 #: Seconds a client is asked to wait: about the pool's timeout, which this request just waited.
@@ -35,13 +40,25 @@ RETRY_AFTER = 5
 API_PREFIX = "/api/"
 
 
-def is_pool_exhausted(exc: BaseException | None) -> bool:
-    """Whether ``exc`` is the pool finding no connection, as raised or as Django wraps it."""
-    for _ in range(5):  # a short chain: Django's OperationalError over psycopg_pool's
+#: The server going away, beside the class 08 connection exceptions: admin_shutdown (a restart,
+#: pg_terminate_backend), crash_shutdown, cannot_connect_now (still starting up).
+SERVER_GONE_STATES = frozenset({"57P01", "57P02", "57P03"})
+
+
+def is_database_unavailable(exc: BaseException | None) -> bool:
+    """Whether ``exc`` says the database cannot be had right now, as raised or as Django wraps
+    it: the pool found no connection, or the connection was lost (the server restarting or
+    gone: an error with no SQLSTATE, which psycopg raises for a socket that closed, or one of
+    the connection's or the shutdown's). A deadlock, a lock or statement timeout, a bad query
+    are errors of the request, and stay 500s."""
+    for _ in range(5):  # a short chain: Django's OperationalError over psycopg's
         if exc is None:
             return False
-        if isinstance(exc, PoolTimeout | TooManyRequests):
+        if isinstance(exc, PoolTimeout | TooManyRequests | PsycopgInterfaceError):
             return True
+        if isinstance(exc, PsycopgOperationalError):
+            state = exc.sqlstate
+            return state is None or state.startswith("08") or state in SERVER_GONE_STATES
         exc = exc.__cause__
     return False
 
@@ -61,12 +78,13 @@ def busy(request: HttpRequest) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """The site's handler500: an exhausted pool met outside a view is a 503 too.
+    """The site's handler500: an exhausted pool (or a lost connection) met outside a view is a
+    503 too.
 
     Django calls it while handling the exception, so ``sys.exc_info()`` holds it (when the
     exception passed through a synchronous middleware, which is where the queries before a
     view are made here)."""
-    if is_pool_exhausted(sys.exc_info()[1]):
+    if is_database_unavailable(sys.exc_info()[1]):
         return busy(request)
     return defaults.server_error(request)
 
@@ -89,7 +107,8 @@ async def _giving_back(content: AsyncIterator[Any]) -> AsyncIterator[Any]:
 
 
 class ConnectionPoolMiddleware:
-    """503 for an exhausted pool; streamed responses give their connection back per chunk."""
+    """503 for an exhausted pool or a lost connection; streamed responses give their
+    connection back per chunk."""
 
     sync_capable = True
     async_capable = True
@@ -114,7 +133,7 @@ class ConnectionPoolMiddleware:
         return _stream_gives_back(response)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        return busy(request) if is_pool_exhausted(exception) else None
+        return busy(request) if is_database_unavailable(exception) else None
 
 
 def _stream_gives_back(response: HttpResponseBase) -> HttpResponseBase:

@@ -176,9 +176,32 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # channels-redis blocks 5 s per read (BZPOPMIN); redis-py 8 also times a socket
-            # read out after 5 s by default, so give the socket room above the block.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        # channels-redis blocks 5 s per read (BZPOPMIN); redis-py 8 also times a
+                        # socket read out after 5 s by default, so give the socket room above
+                        # the block. A Redis that does not answer at all fails in 2 s instead.
+                        "socket_timeout": 30,
+                        "socket_connect_timeout": 2,
+                        # Per worker; redis-py fails a call beyond it (MaxConnectionsError)
+                        # rather than wait. The live feed uses a handful (docs/deploy.md).
+                        "max_connections": int(
+                            os.environ.get("CHANNEL_LAYER_MAX_CONNECTIONS", "100")
+                        ),
+                    }
+                ],
+                # Messages waiting on one channel (a worker's broadcaster) before the next
+                # ones are dropped; the feed re-reads the log, so a drop only delays.
+                "capacity": int(os.environ.get("CHANNEL_LAYER_CAPACITY", "100")),
+                # A group forgets a member not added again within this many seconds. The live
+                # feed's broadcasters join their groups again every heartbeat (15 s), so a
+                # member left behind by a worker that died, or could not leave while Redis
+                # failed, goes within two minutes instead of a day (channels-redis's default),
+                # and stops filling up with messages nobody reads.
+                "group_expiry": 120,
+            },
         }
     }
 else:

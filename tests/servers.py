@@ -34,15 +34,18 @@ class AsgiServer:
                 self.process.wait(10)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def start_asgi_server(env: dict[str, str] | None = None, port: int | None = None) -> AsgiServer:
+def start_asgi_server(
+    env: dict[str, str] | None = None, port: int | None = None, log: Path | None = None
+) -> AsgiServer:
     """uvicorn serving config.asgi on a free loopback port, on the test database (the SQLite
-    file named by OMG_TEST_DB, or the PostgreSQL test database)."""
+    file named by OMG_TEST_DB, or the PostgreSQL test database); its stderr goes to ``log``
+    when given (the test's own stderr otherwise)."""
     from django.db import connection
 
     settings = connection.settings_dict
@@ -55,7 +58,8 @@ def start_asgi_server(env: dict[str, str] | None = None, port: int | None = None
             f"postgres://{settings['USER']}:{settings['PASSWORD'] or ''}@{settings['HOST']}:"
             f"{settings['PORT']}/{settings['NAME']}"
         )
-    port = port or _free_port()
+    port = port or free_port()
+    stderr = log.open("ab") if log is not None else None
     process = subprocess.Popen(
         [
             sys.executable,
@@ -78,7 +82,10 @@ def start_asgi_server(env: dict[str, str] | None = None, port: int | None = None
             "DJANGO_SETTINGS_MODULE": "config.test_settings",
             **(env or {}),
         },
+        stderr=stderr,
     )
+    if stderr is not None:
+        stderr.close()  # the server has its own copy
     server = AsgiServer(f"http://127.0.0.1:{port}", process)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -147,3 +154,39 @@ def wait_for(predicate: Callable[[], bool], seconds: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return predicate()
+
+
+@dataclass
+class RedisServer:
+    """A Redis of the test's own on a fixed port: stopped and started again, it comes back on
+    the same address (and, like a Redis without persistence, empty)."""
+
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.process = subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        if not wait_for(self.answers, 10):
+            pytest.fail(f"redis-server did not start on port {self.port}")
+        return self
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)

@@ -284,7 +284,13 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
         await player.aforce_login(table.player)
         chunks = aiter((await player.get(url)).streaming_content)
         await anext(chunks)  # hello: connected
-        await chunks.aclose()
+        await live.presence_news().flushed()
+        # Leaving cancels the stream's wait for news, as a disconnect does.
+        waiting = asyncio.ensure_future(anext(chunks))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        await live.presence_news().flushed()
 
     async_to_sync(connect_and_leave)()
     assert [m["type"] for m in received(gms)] == [live.PRESENCE, live.PRESENCE]
@@ -586,14 +592,61 @@ def test_a_live_stream_is_not_wrapped_to_give_a_connection_back_per_chunk(fight,
 
     request = rf.get(f"/encounters/{fight.encounter.pk}/events/")
 
-    async def auser():
-        return fight.table.gm
-
     async def view(request):
         return await live.encounter_stream(request, fight.encounter.pk)
 
-    request.auser = auser
+    request.user = fight.table.gm
     response = async_to_sync(ConnectionPoolMiddleware(view))(request)
     assert response.status_code == 200
     # The stream's own generator, not config.db_pool's _giving_back around it.
     assert response._iterator.__name__ == "_stream"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypatch):
+    """A Redis that restarted under a broadcaster whose connection held has forgotten its
+    groups (and the layer forgets a member after its group_expiry): each heartbeat joins them
+    again, so the next events are heard."""
+    monkeypatch.setattr(live, "HEARTBEAT_SECONDS", 0.1)
+    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
+    groups = (live.group_name(encounter.pk), live.presence_group_name(encounter.pk))
+
+    async def scenario() -> list[int]:
+        layer = get_channel_layer()
+        feed = live.Broadcaster(encounter)
+        feed.add(live.Subscriber(table.gm, None, asyncio.Queue()))
+        assert await feed.wait_subscribed(5)
+        layer.groups.clear()  # what a restarted Redis remembers
+        await asyncio.sleep(0.5)
+        members = [len(layer.groups.get(group, {})) for group in groups]
+        feed.task.cancel()
+        await asyncio.gather(feed.task, return_exceptions=True)
+        return members
+
+    assert async_to_sync(scenario)() == [1, 1]
+
+
+def test_a_push_while_redis_is_down_is_one_warning_line(settings, caplog):
+    """Actions go on while Redis is down; each failed push is a line, not a traceback."""
+    import socket
+
+    from channels.layers import channel_layers
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]},
+        }
+    }
+    channel_layers.backends.clear()
+    try:
+        live._pusher.send(live.group_name(1), {"type": live.ENTRY, "id": 1})
+        assert live.flush_pushes()
+    finally:
+        channel_layers.backends.clear()
+    failed = [r for r in caplog.records if r.name == "combat.live"]
+    assert [(r.levelname, r.exc_info) for r in failed] == [("WARNING", None)]
+    assert "ConnectionError" in failed[0].getMessage()

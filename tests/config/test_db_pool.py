@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
 from django.conf import settings
-from django.db import OperationalError, connection
+from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import path
@@ -49,8 +50,32 @@ class BusyApiView(APIView):
         raise PoolTimeout("couldn't get a connection after 0.50 sec")
 
 
+def wrapped(error: Exception, django_class: type[Exception] = OperationalError) -> Exception:
+    """A psycopg error as Django raises it (django.db.utils.DatabaseErrorWrapper)."""
+    outer = django_class(*error.args)
+    outer.__cause__ = error
+    return outer
+
+
 def broken_page(request: HttpRequest) -> HttpResponse:
-    raise OperationalError("server closed the connection unexpectedly")
+    raise wrapped(psycopg.errors.DeadlockDetected("deadlock detected"))
+
+
+def server_gone_page(request: HttpRequest) -> HttpResponse:
+    raise wrapped(
+        psycopg.errors.AdminShutdown("terminating connection due to administrator command")
+    )
+
+
+def socket_closed_page(request: HttpRequest) -> HttpResponse:
+    raise wrapped(psycopg.OperationalError("consuming input failed: server closed the connection"))
+
+
+class ClosedApiView(APIView):
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request) -> Response:
+        raise wrapped(psycopg.InterfaceError("connection already closed"), InterfaceError)
 
 
 class BusyMiddleware:
@@ -70,6 +95,9 @@ urlpatterns = [
     path("busy/", busy_page),
     path("api/busy/", BusyApiView.as_view()),
     path("broken/", broken_page),
+    path("server-gone/", server_gone_page),
+    path("socket-closed/", socket_closed_page),
+    path("api/closed/", ClosedApiView.as_view()),
     *site_urls.urlpatterns,
 ]
 handler500 = getattr(site_urls, "handler500", "django.views.defaults.server_error")
@@ -103,6 +131,14 @@ def test_it_answers_503_when_a_middleware_finds_no_connection(db, settings):
 
 
 @pytest.mark.urls(__name__)
+@pytest.mark.parametrize("url", ["/server-gone/", "/socket-closed/", "/api/closed/"])
+def test_it_answers_503_when_the_connection_is_lost_mid_request(db, url):
+    response = Client(raise_request_exception=False).get(url)
+    assert response.status_code == 503
+    assert 1 <= int(response["Retry-After"]) <= 30
+
+
+@pytest.mark.urls(__name__)
 def test_it_leaves_other_database_errors_as_500(db):
     response = Client(raise_request_exception=False).get("/broken/")
     assert response.status_code == 500
@@ -124,9 +160,9 @@ POOL_ENV = {
 }
 
 
-def pool_server() -> AsgiServer:
+def pool_server(log: Path | None = None) -> AsgiServer:
     # The test's SECRET_KEY: the sessions it logs in are the server's too.
-    return start_asgi_server({**POOL_ENV, "SECRET_KEY": settings.SECRET_KEY})
+    return start_asgi_server({**POOL_ENV, "SECRET_KEY": settings.SECRET_KEY}, log=log)
 
 
 def server_connections() -> int:
@@ -234,3 +270,108 @@ def test_it_gives_a_stream_connection_back_between_events(table):
         assert httpx.get(api, headers=auth, timeout=10).status_code == 200
     finally:
         server.stop()
+
+
+def terminate_waiting_backends(count: int, seconds: float = 10) -> list[int]:
+    """pg_terminate_backend on the server's connections waiting for a lock, once ``count`` of
+    them wait (PostgreSQL restarting, seen from a request in flight)."""
+    query = (
+        "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'"
+    )
+    pids: list[int] = []
+
+    def waiting() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(query, [APP_NAME])
+            pids[:] = [row[0] for row in cursor.fetchall()]
+        return len(pids) >= count
+
+    assert wait_for(waiting, seconds), pids
+    with connection.cursor() as cursor:
+        for pid in pids:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    return pids
+
+
+@pytest.mark.postgres
+@pytest.mark.live
+@pytest.mark.django_db(transaction=True)
+def test_a_request_whose_connection_is_terminated_in_flight_gets_503(table):
+    """The page and the API request in flight when PostgreSQL drops their connection (a
+    restart's "terminating connection due to administrator command") answer 503 with
+    Retry-After, as the requests that then find no connection do; and the next ones are
+    served."""
+    assert connection.vendor == "postgresql"
+    encounter = running_fight(table)
+    _, key = ApiToken.objects.create_token(user=table.gm, name="probe")
+    client = Client()
+    client.force_login(table.gm)
+    cookie = client.cookies["sessionid"].value
+    server = pool_server()
+    page = f"{server.url}/encounters/{encounter.pk}/"
+    api = f"{server.url}/api/encounters/{encounter.pk}/"
+    auth = {"Authorization": f"Token {key}"}
+    answers: dict[str, httpx.Response] = {}
+
+    def get(name: str, url: str, **kwargs: Any) -> None:
+        answers[name] = httpx.get(url, timeout=30, **kwargs)
+
+    locker = lock_row(encounter.pk)
+    try:
+        # Both requests read the encounter's table: they wait for the lock, in flight.
+        locker.execute("LOCK TABLE combat_encounter IN ACCESS EXCLUSIVE MODE")
+        threads = [
+            threading.Thread(
+                target=get, args=("page", page), kwargs={"cookies": {"sessionid": cookie}}
+            ),
+            threading.Thread(target=get, args=("api", api), kwargs={"headers": auth}),
+        ]
+        for t in threads:
+            t.start()
+        terminate_waiting_backends(2)
+        for t in threads:
+            t.join(30)
+        locker.rollback()
+        for name, answer in answers.items():
+            assert answer.status_code == 503, (name, answer.status_code, answer.text[:300])
+            assert int(answer.headers["Retry-After"]) >= 1
+        assert "busy" in answers["api"].json()["detail"]
+        assert answers["page"].headers["Content-Type"].startswith("text/html")
+        # The pool dropped the dead connections: the next requests are served.
+        assert httpx.get(api, headers=auth, timeout=10).status_code == 200
+        assert httpx.get(page, cookies={"sessionid": cookie}, timeout=10).status_code == 200
+    finally:
+        locker.close()
+        server.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.live
+@pytest.mark.django_db(transaction=True)
+def test_connections_terminated_between_requests_are_replaced(table, tmp_path):
+    """PostgreSQL drops the pool's idle connections (a restart between two requests): the
+    pool checks a connection before handing it out (CONN_HEALTH_CHECKS), so the next requests
+    get fresh ones, never a dead one and its 500."""
+    assert connection.vendor == "postgresql"
+    encounter = running_fight(table)
+    _, key = ApiToken.objects.create_token(user=table.gm, name="probe")
+    server = pool_server(tmp_path / "server.log")
+    api = f"{server.url}/api/encounters/{encounter.pk}/"
+    auth = {"Authorization": f"Token {key}"}
+    try:
+        assert httpx.get(api, headers=auth, timeout=10).status_code == 200
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE application_name = %s AND state = 'idle'",
+                [APP_NAME],
+            )
+            assert cursor.fetchone()[0] >= 1
+        answers = [httpx.get(api, headers=auth, timeout=10) for _ in range(4)]
+    finally:
+        server.stop()
+    # The first may wait longer than DB_POOL_TIMEOUT (0.5 s here) while the pool reconnects:
+    # a 503 with Retry-After then, never a 500.
+    assert {a.status_code for a in answers[:1]} <= {200, 503}, answers[0].text[:200]
+    assert all(int(a.headers["Retry-After"]) >= 1 for a in answers if a.status_code == 503)
+    assert [a.status_code for a in answers[1:]] == [200] * 3, [a.text[:200] for a in answers]

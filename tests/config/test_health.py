@@ -117,3 +117,22 @@ def test_it_refuses_persistent_connections_with_the_pool():
     result = _run(SHOW_POOL, DATABASE_URL="postgres://omg@db.example:5432/omg", CONN_MAX_AGE="60")
     assert result.returncode != 0
     assert "CONN_MAX_AGE must be 0 with the connection pool" in result.stderr
+
+
+SHOW_LAYER = (
+    "from django.conf import settings; c = settings.CHANNEL_LAYERS['default']['CONFIG']; "
+    "h = c['hosts'][0]; "
+    "print(h['max_connections'], h['socket_connect_timeout'], c['capacity'], c['group_expiry'])"
+)
+
+
+def test_it_sizes_the_channel_layer_from_the_environment():
+    default = _run(SHOW_LAYER, REDIS_URL="redis://127.0.0.1:6379/0")
+    assert default.stdout.strip() == "100 2 100 120", default.stderr
+    sized = _run(
+        SHOW_LAYER,
+        REDIS_URL="redis://127.0.0.1:6379/0",
+        CHANNEL_LAYER_MAX_CONNECTIONS="40",
+        CHANNEL_LAYER_CAPACITY="500",
+    )
+    assert sized.stdout.strip() == "40 2 500 120", sized.stderr
