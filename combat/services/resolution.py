@@ -277,7 +277,7 @@ def stamina_check(
 ) -> CombatLogEntry:
     """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
     when one is due: a second press (or a test nothing called for) is refused with
-    CombatConflict, so one wound never gets two rolls."""
+    CombatConflict, so one wound never gets two rolls; once the fight is over, CombatError."""
     value, physical = _roll(roll, rng)
     if not omg.DIF_MIN <= difficulty <= omg.DIF_MAX:
         raise CombatError("The difficulty is a number from 5 to 50.")
@@ -287,6 +287,9 @@ def stamina_check(
         rows = _lock(participant.encounter_id, characters={p.character_id})
         p = rows.participants[p.pk]
         _require_control(rows, p, actor)
+        if rows.encounter.status == Encounter.Status.FINISHED:
+            # A test still due when the GM ended the fight is moot: no one is knocked out after.
+            raise CombatError("The fight is over: no more Stamina tests.")
         if not p.stamina_due:
             raise CombatConflict(
                 f"No Stamina test is due for {p.name}: nothing calls for one, or it was "
