@@ -192,18 +192,38 @@ def build(encounter: Encounter, user: User) -> dict[str, Any]:
     }
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&!])")
+# What changes meaning in the Markdown a record is pasted into (GitHub, Discord, Slack): only
+# that is escaped, so a name such as "Thug #2" or "Bang!" reads as typed. Anywhere in a line:
+# code, emphasis and strikethrough marks, link brackets (which also stops "![" images), "<"
+# (HTML and autolinks), an underscore at a word's edge (inside a word it is not emphasis), a
+# pair of pipes (Discord's spoiler), "&" opening an entity, and a backslash that would escape
+# what follows it (or what this code puts after the text).
+_MD_INLINE = re.compile(
+    r"[`*\[\]<~]"
+    r"|\\(?=[!-/:-@\[-`{-~]|$)"
+    r"|(?<![^\W_])_|_(?![^\W_])"
+    r"|\|(?=\|)|(?<=\|)\|"
+    r"|&(?=#?[0-9A-Za-z]+;)"
+)
+# At the start of a line only: a heading, a quote, a list item.
+_MD_LINE_START = re.compile(
+    r"^(?:(?=#{1,6}(?:\s|$))|(?=>)|(?=[-+](?:\s|$))|(\d{1,9})(?=[.)](?:\s|$)))"
+)
 
 
 def md(text: str) -> str:
-    """User text made inert in Markdown: no markup, links or HTML from names and labels.
+    """User text made inert in Markdown: no markup, links or HTML from names and labels, and
+    nothing escaped that would not change meaning (see _MD_INLINE).
 
-    >>> md("<b>Bob</b> [x](y) *z*")
-    '\\\\<b\\\\>Bob\\\\</b\\\\> \\\\[x\\\\](y) \\\\*z\\\\*'
+    >>> md("<b>Bob</b> [x](y) *z* Thug #2!")
+    '\\\\<b>Bob\\\\</b> \\\\[x\\\\](y) \\\\*z\\\\* Thug #2!'
+    >>> md("# 1. Boss")
+    '\\\\# 1. Boss'
     """
     text = " ".join(str(text).split())
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return re.sub(r"^(\d+)([.)])", r"\1\\\2", text)
+    text = _MD_INLINE.sub(lambda m: "\\" + m.group(0), text)
+    # The whole text is one line: its start is the only line start.
+    return _MD_LINE_START.sub(lambda m: (m.group(1) or "") + "\\", text, count=1)
 
 
 def markdown(record: dict[str, Any]) -> str:

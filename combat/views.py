@@ -375,7 +375,8 @@ def view_context(
     for entry in log:
         entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]
         entry.view_roll = entry.roll_for(hidden)  # type: ignore[attr-defined]
-    fate_roll = state.fate_roll
+    # Once the fight is over its rolls stand (spend_fate refuses): no Fate buttons.
+    fate_roll = state.fate_roll if encounter.status != Encounter.Status.FINISHED else None
     if shared:
         # A hidden character's Fate is one of its numbers: its player has a render of their own.
         spenders = [

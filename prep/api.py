@@ -342,8 +342,8 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
         }
     )
     def create(self, request: Request, encounter_pk: str) -> Response:
-        """``count`` copies of each picked library NPC join the fight, named "Thug 1",
-        "Thug 2"..., hidden and on alert if asked."""
+        """``count`` copies of each picked library NPC join the fight, named "Thug #1",
+        "Thug #2"..., hidden and on alert if asked."""
         # Outsiders 404, players 403 (DRF turns Django's Http404 and PermissionDenied into them).
         pk = parse_id(encounter_pk)
         if pk is None:

@@ -142,8 +142,9 @@ class Pick:
 def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -> list[Participant]:
     """One step: each picked library NPC becomes a sheet in the encounter's campaign (its
     template, ``fight_only``) and ``count`` copies of it join the fight through combat's own
-    service, named "Thug 1", "Thug 2"...; on alert if asked. Every sheet made is tied to the
-    encounter (FightSheet) and goes with it. All or nothing."""
+    service, named as the tracker names them ("Thug #1", "Thug #2"...: combat.copy_name); on
+    alert if asked. Every sheet made is tied to the encounter (FightSheet) and goes with it.
+    All or nothing."""
     campaign = encounter.campaign
     if not campaign.is_gm(actor):
         raise PermissionDenied("Only the GM runs encounters.")
@@ -174,7 +175,6 @@ def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -
                 count=pick.count,
                 actor=actor,
                 hidden=pick.hidden,
-                mark="",
             )
             copies = list(Character.objects.filter(copied_from=template))
             FightSheet.objects.bulk_create(

@@ -98,6 +98,16 @@ def _copy_character(npc: Character, name: str, *, hidden: bool) -> Character:
     return copy
 
 
+def copy_name(npc_name: str, n: int) -> str:
+    """The name of an NPC's ``n``th copy in a fight, the one style every path uses: the
+    tracker's "Add copies" and a prepared encounter's start both come here.
+
+    >>> copy_name("Thug", 2)
+    'Thug #2'
+    """
+    return f"{npc_name} #{n}"
+
+
 def add_npc_copies(
     *,
     encounter: Encounter,
@@ -105,10 +115,9 @@ def add_npc_copies(
     count: int,
     actor: User,
     hidden: bool = False,
-    mark: str = "#",
 ) -> CombatLogEntry:
     """``count`` copies of an NPC, each its own sheet (own wounds, armor and weapon state),
-    named "<NPC> #n" (``mark=""``: "<NPC> n", as the GM's library names them)."""
+    named by :func:`copy_name` with the first numbers no participant's name takes."""
     if not 1 <= count <= MAX_COPIES:
         raise CombatError(f"Add between 1 and {MAX_COPIES} copies at once.")
     with transaction.atomic():
@@ -127,7 +136,7 @@ def add_npc_copies(
         n = 0
         while len(added) < count:
             n += 1
-            name = f"{npc.name} {mark}{n}"
+            name = copy_name(npc.name, n)
             if name in taken:
                 continue
             copy = _copy_character(npc, name, hidden=hidden)

@@ -299,7 +299,7 @@ def stamina_check(
 ) -> CombatLogEntry:
     """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
     when one is due: a second press (or a test nothing called for) is refused with
-    CombatConflict, so one wound never gets two rolls."""
+    CombatConflict, so one wound never gets two rolls; once the fight is over, CombatError."""
     value, physical = _roll(roll, rng)
     if not omg.DIF_MIN <= difficulty <= omg.DIF_MAX:
         raise CombatError("The difficulty is a number from 5 to 50.")

@@ -58,7 +58,7 @@ def tracker_row(context: template.Context, row: Any, counter: int) -> SafeString
             "state_display": p.get_state_display(),
             "conditions": _conditions(context, row, fragments.TOKEN_PLACEHOLDER),
             "counterattacks": p.counterattacks,
-            "stamina_due": p.stamina_due,
+            "stamina_due": p.stamina_due and not _finished(context),
             "mine": row.mine,
             "controller": row.controller,
             "stamina_url": row.bits.stamina_url if p.stamina_due else "",

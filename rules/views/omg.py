@@ -99,11 +99,15 @@ def _omg_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
             data["arm_bonus"],
         )
         pro, dif, fast = attacker.pro, defender.dif, attacker.fast
+        # The PRO and DIF fields say what the scores give (an unchecked box is left out).
+        shown_fields = {"pro": str(pro), "dif": str(dif), "fast": "on" if fast else None}
     else:
+        shown_fields = {}
         pro, dif, fast = data["pro"], data["dif"], data["fast"]
     check_odds = odds.check_odds(pro, dif)
     order = sorted(check_odds.counts, key=lambda d: list(_DEGREE_CSS).index(d))
     context: dict[str, Any] = {
+        "shown_fields": shown_fields,
         "pro": pro,
         "dif": dif,
         "fast": fast,

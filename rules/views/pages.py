@@ -86,6 +86,17 @@ def _build(tool: Tool, form: DiceForm, action: str) -> dict[str, Any]:
             context.update(tool.build(form.cleaned_data, action))
         except RulesError as exc:
             form.add_error(None, str(exc))
+    # Fields the tool worked out itself (the OMG page's PRO and DIF, from scores) show the
+    # values the odds and the roll used, not whatever they held before.
+    shown = context.get("shown_fields") or {}
+    if shown:
+        data = dict(form.data)
+        for name, value in shown.items():
+            if value is None:
+                data.pop(name, None)
+            else:
+                data[name] = value
+        form.data = data
     return context
 
 

@@ -160,9 +160,14 @@ def sheet_field(
         message = format_html("{} The last good value is kept.", error)
     else:
         message = ""
+    # Enter (a phone's Go key) fires change and then submits the form: both go through htmx,
+    # and the submit is dropped while the change's save is on its way, so one edit is one save
+    # (a second save would carry the old "original" and read as a conflict). A submit alone
+    # (a browser that fires no change on Enter) still saves.
     return format_html(
         '<form id="{}" class="sheet-field{}" method="post"\n      action="{}"\n'
-        '      hx-post="{}" hx-trigger="change"\n      hx-target="this" hx-swap="outerHTML"{}>\n'
+        '      hx-post="{}" hx-trigger="change, submit" hx-sync="this:drop"\n'
+        '      hx-target="this" hx-swap="outerHTML"{}>\n'
         '  <input type="hidden" name="csrfmiddlewaretoken" value="{}">\n'
         '  <input type="hidden" name="kind" value="{}">\n'
         '  <input type="hidden" name="row" value="{}">\n'

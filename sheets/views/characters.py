@@ -17,7 +17,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from rules.engine import RulesError
+from rules.engine import RulesError, omg
 from rules.engine.omg_data import SECONDARY_LISTS
 from sheets import fragments, randomness, services
 from sheets.access import get_campaign_for_user, get_character_for_user
@@ -41,6 +41,8 @@ def sheet_context(request: HttpRequest, character: Character, **extra: Any) -> d
         "forms": {kind: row_form(kind)(prefix=kind) for kind in ("discipline", "weapon", "zone")},
         # Every editable field posts here: reversed once, not once per field.
         "field_url": reverse("sheets:character_edit_field", args=[character.pk]),
+        # Below it the raise button is disabled, and says why (the service refuses it too).
+        "raise_cost": omg.APTITUDE_RAISE_COST,
         **extra,
     }
 

@@ -153,3 +153,69 @@ def test_the_wizard_rolls_first_and_asks_before_leaving_points_unspent(live_serv
     page.get_by_label("Archetype").select_option("rogue")
     page.get_by_label("Archetype").dispatch_event("change")
     expect(page.get_by_test_id("wizard-unspent")).to_contain_text("7 points not spent")
+
+
+def test_it_saves_once_and_shows_no_conflict_when_enter_ends_an_edit_on_a_phone(
+    live_server, browser: Browser
+):
+    gm, player = make_user("gm"), make_user("pat")
+    character = make_ysolde(make_campaign(gm, players=(player,)), player)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    page = context.new_page()
+    log_in(page, live_server.url, "pat")
+    page.goto(f"{live_server.url}{character.get_absolute_url()}")
+    saves: list[str] = []
+    edit_url = reverse("sheets:character_edit_field", args=[character.pk])
+    page.on("request", lambda r: saves.append(r.method) if r.url.endswith(edit_url) else None)
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_text("Aptitudes and composites").click()
+    speed = page.locator("#f-character-0-spd-value")
+    speed.tap()
+    speed.fill("4")
+    # The phone's Go key is Enter: it ends the edit (change) and submits the form.
+    speed.press("Enter")
+    expect(page.get_by_test_id("dif-dodge")).to_have_text("30")
+    page.wait_for_load_state("networkidle")
+    assert saves == ["POST"]
+    assert page.evaluate("window.__sameDocument") is True
+    expect(page.get_by_text("changed elsewhere", exact=False)).to_have_count(0)
+    expect(page.locator("#f-character-0-spd-value")).to_have_value("4")
+    character.refresh_from_db()
+    assert character.spd == 4
+
+
+def _luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_it_draws_every_zone_number_on_the_body_diagram_legibly(
+    live_server, browser: Browser, scheme: str
+):
+    gm, player = make_user("gm"), make_user("pat")
+    character = make_ysolde(make_campaign(gm, players=(player,)), player)
+    # One zone of each severity next to the unhurt ones (BZF 12).
+    for name, wounds in {"chest": 3, "abdomen": 7, "left arm": 12, "right leg": 15}.items():
+        character.zones.filter(name=name).update(wounds=wounds)
+    page = browser.new_context(color_scheme=scheme).new_page()
+    log_in(page, live_server.url, "pat")
+    page.goto(f"{live_server.url}{character.get_absolute_url()}")
+    pairs = page.eval_on_selector_all(
+        "#body-diagram a.zone",
+        """zones => zones.map(z => [
+            z.getAttribute('class'),
+            getComputedStyle(z.querySelector('text')).fill,
+            getComputedStyle(z.querySelector('rect, circle')).fill,
+        ])""",
+    )
+    assert len(pairs) == 7 and any("sev-unhurt" in css for css, *_ in pairs)
+    # WCAG's 4.5:1 for text this small.
+    low = [(css, round(_contrast(t, s), 2)) for css, t, s in pairs if _contrast(t, s) < 4.5]
+    assert low == []

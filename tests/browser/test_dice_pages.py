@@ -25,10 +25,13 @@ def test_it_reads_a_typed_roll_without_reloading(live_server, page: Page):
     expect(page.locator("svg rect").first).to_be_visible()
     page.evaluate("window.__sameDocument = true")
 
+    # From the default scores (a fast strike) the fields already say 80, 25 and fast.
+    expect(page.get_by_label("PRO:", exact=True)).to_have_value("80")
+    expect(page.get_by_label("Read as a fast strike (second hit)")).to_be_checked()
     page.get_by_label("PRO and DIF").check()
     page.get_by_label("PRO:", exact=True).fill("70")
     page.get_by_label("DIF:", exact=True).fill("20")
-    page.get_by_label("Read as a fast strike (second hit)").check()
+    page.get_by_label("DIF:", exact=True).press("Tab")
     expect(page.get_by_test_id("hit-chance")).to_have_text("54%")
     page.get_by_label("Your d100 roll").fill("43")
     page.get_by_role("button", name="Read my roll").click()
@@ -255,3 +258,56 @@ def test_a_hit_on_a_disciplined_dodge_says_it_was_halved(live_server, page: Page
     page.get_by_label("Your d100 roll").fill("43")
     page.get_by_role("button", name="Read my roll").click()
     expect(page.get_by_test_id("result")).to_contain_text("halved by the dodge")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("system", ["omg", "ogs", "okrpg", "ore", "sds"])
+def test_it_puts_each_label_with_its_own_field(live_server, browser, system, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/dice/{system}/")
+    # Every panel open, so that each field has a box.
+    page.eval_on_selector_all(".dice-form details", "ds => ds.forEach(d => d.open = true)")
+    boxes = page.eval_on_selector_all(
+        ".dice-form label[for]",
+        """labels => labels.map(l => {
+            const f = document.getElementById(l.htmlFor);
+            if (!f || f.type === 'hidden') return null;
+            const a = l.getBoundingClientRect(), b = f.getBoundingClientRect();
+            return {label: l.textContent.trim(), type: f.type,
+                    l: [a.left, a.top, a.right, a.bottom], f: [b.left, b.top, b.right, b.bottom]};
+        }).filter(Boolean)""",
+    )
+    assert len(boxes) >= 3
+    wrong = []
+    for box in boxes:
+        (ll, lt, lr, lb), (fl, ft, fr, fb) = box["l"], box["f"]
+        if box["type"] in ("checkbox", "radio"):
+            # A box beside its words, on the same line.
+            ok = ft < lb and fb > lt and (fr <= ll + 2 or fl >= lr - 2 or ll <= fl <= lr)
+        else:
+            # The field below its label in the same column, with no other label between (its
+            # help text may be).
+            between = [o for o in boxes if abs(o["l"][0] - ll) <= 4 and lb - 2 < o["l"][1] < ft]
+            ok = ft >= lb - 2 and abs(fl - ll) <= 4 and not between
+        if not ok:
+            wrong.append(box)
+    assert wrong == []
+    context.close()
+
+
+def test_the_pro_and_dif_fields_follow_the_scores_in_place(live_server, page: Page):
+    page.goto(f"{live_server.url}/dice/omg/")
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_label("Attacker aptitude").select_option("5")
+    page.get_by_label("Defender aptitude").select_option("1")
+    heading = page.locator("#dice-panel h2")
+    expect(heading).not_to_have_text("80 v 25")
+    page.wait_for_load_state("networkidle")
+    pro, dif = heading.inner_text().split(" v ")
+    expect(page.get_by_label("PRO:", exact=True)).to_have_value(pro)
+    expect(page.get_by_label("DIF:", exact=True)).to_have_value(dif)
+    page.get_by_role("button", name="Roll for me").click()
+    expect(page.get_by_test_id("result")).to_contain_text(f"at {pro}v{dif}")
+    expect(page.get_by_label("PRO:", exact=True)).to_have_value(pro)
+    assert page.evaluate("window.__sameDocument") is True

@@ -117,12 +117,12 @@ def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, table, dev
     # One press: the encounter with everyone, and the tracker opens.
     page.locator("hgroup a").first.click()  # back to the prepared encounter
     page.get_by_test_id("start-prepared").click()
-    expect(page.get_by_text("Wolf 3").first).to_be_visible()
+    expect(page.get_by_text("Wolf #3").first).to_be_visible()
     prepared = PreparedEncounter.objects.get(name="Wolves at the ford")
     encounter = Encounter.objects.filter(name=prepared.name).get()
     assert page.url.endswith(encounter.get_absolute_url())
     names = sorted(p.character.name for p in encounter.participants.all())
-    assert names == ["Thug 1", "Wolf 1", "Wolf 2", "Wolf 3", "Ysolde Varr"]
+    assert names == ["Thug #1", "Wolf #1", "Wolf #2", "Wolf #3", "Ysolde Varr"]
     shot(page, f"tracker-{label}")
 
     # Library NPCs into that fight in one step.
@@ -130,7 +130,7 @@ def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, table, dev
     check_page(page, width)
     page.get_by_label("Veteran").fill("2")
     page.get_by_role("button", name="Add to the fight").click()
-    expect(page.get_by_text("Veteran 2").first).to_be_visible()
+    expect(page.get_by_text("Veteran #2").first).to_be_visible()
 
 
 def test_players_never_reach_the_library(asgi_server, browser, table):

@@ -575,3 +575,29 @@ def test_it_sums_up_each_kind_of_roll_for_the_log(result, system, inputs, outcom
 def test_it_refuses_to_log_what_is_not_a_roll():
     with pytest.raises(TypeError):
         describe_roll(okrpg.damage("Grt", "Avg+", "cutting"))
+
+
+def _field_value(html: str, name: str) -> str:
+    match = re.search(rf'<input type="number" name="{name}" value="([^"]*)"', html)
+    assert match, f"no {name} field"
+    return match.group(1)
+
+
+def test_it_shows_the_pro_and_dif_a_roll_from_scores_used_in_their_fields(client: Client, seeded):
+    # The defaults work from scores: a fast strike 3+3 against a dodge 3+2 is 80 v 25, so the
+    # PRO and DIF fields say 80 and 25, not their own defaults.
+    html = client.get("/dice/omg/", {"action": "roll"}).text
+    assert "<h2>80 v 25</h2>" in html and "at 80v25" in html
+    assert (_field_value(html, "pro"), _field_value(html, "dif")) == ("80", "25")
+    assert re.search(r'<input type="checkbox" name="fast"[^>]*checked', html)
+    # With htmx the panel comes alone, and the fields follow out of band.
+    panel = client.get("/dice/omg/", {"action": "roll"}, headers=HX).text
+    oob = re.search(r'<div id="pvd-fields" hx-swap-oob="true">.*?</div>\s*</div>', panel, re.S)
+    assert oob is not None
+    assert (_field_value(oob[0], "pro"), _field_value(oob[0], "dif")) == ("80", "25")
+    # Typed in, PRO and DIF are the user's own: kept as typed, never swapped under them.
+    query = {"use": "pvd", "pro": 70, "dif": 20}
+    typed = client.get("/dice/omg/", query, headers=HX).text
+    assert "<h2>70 v 20</h2>" in typed and "pvd-fields" not in typed
+    full = client.get("/dice/omg/", query).text
+    assert (_field_value(full, "pro"), _field_value(full, "dif")) == ("70", "20")

@@ -248,3 +248,14 @@ def test_it_strikes_in_a_bounded_number_of_queries(fight, api_for, django_assert
 
 
 STRIKE_QUERIES = 19
+
+
+def test_it_answers_400_to_a_stamina_test_once_the_fight_is_over(fight, api_for):
+    head = fight.zone(fight.ysolde, "head")
+    services.adjust_zone(encounter=fight.encounter, zone=head, amount=14, actor=fight.table.gm)
+    services.finish_encounter(encounter=fight.encounter, actor=fight.table.gm)
+    url = f"/api/participants/{fight.ysolde.pk}/stamina/"
+    response = api_for(fight.table.player).post(url, {"roll": 95})
+    assert response.status_code == 400
+    assert "The fight is over" in str(response.json())
+    assert not CombatLogEntry.objects.filter(kind="stamina").exists()

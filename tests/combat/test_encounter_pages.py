@@ -352,3 +352,48 @@ def test_it_offers_a_player_the_declare_form_on_their_turn_only(fight, client_fo
     services.set_turn(encounter=fight.encounter, participant=fight.thug, actor=fight.table.gm)
     assert 'data-testid="declare-form"' not in client_for(fight.table.player).get(url).text
     assert 'data-testid="declare-form"' in client_for(fight.table.gm).get(url).text
+
+
+def test_it_refuses_stamina_and_fate_once_the_fight_is_over(fight, client_for):
+    gm, player = fight.table.gm, fight.table.player
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="mighty",
+        zone=fight.zone(fight.thug, "chest"),
+        weapon=fight.weapon(fight.ysolde),
+        actor=player,
+    )
+    services.declare_defense(declaration=decl, defense="parry", actor=gm)
+    entry = services.resolve(declaration=decl, roll=43, actor=player)
+    head = fight.zone(fight.ysolde, "head")
+    services.adjust_zone(encounter=fight.encounter, zone=head, amount=14, actor=gm)
+    services.finish_encounter(encounter=fight.encounter, actor=gm)
+    page = client_for(player).get(fight.encounter.get_absolute_url()).content.decode()
+    assert "Roll Stamina" not in page and 'data-testid="fate-reroll"' not in page
+    client = client_for(player)
+    stamina = _url("participant_stamina", fight.encounter.pk, fight.ysolde.pk)
+    response = client.post(stamina, {"roll": "95"}, **HX)
+    assert response.status_code == 422
+    assert "The fight is over" in response.content.decode()
+    fate = client.post(
+        _url("roll_fate", entry.pk), {"spender": fight.ysolde.pk, "action": "revoke"}, **HX
+    )
+    assert fate.status_code == 422
+    assert "The fight is over" in fate.content.decode()
+    fight.refresh()
+    assert fight.ysolde.state == "active" and fight.ysolde.character.fate == 1
+    assert fight.zone(fight.thug, "chest").wounds > 0
+    assert not CombatLogEntry.objects.filter(kind__in=["stamina", "fate"]).exists()
+
+
+def test_it_asks_before_ending_the_fight_with_or_without_javascript(fight, client_for):
+    page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).content.decode()
+    finish = _url("encounter_finish", fight.encounter.pk)
+    # The real button sits inside a closed <details>: a first press opens it and asks.
+    details = re.search(r"<details[^>]*data-testid=\"end-fight\".*?</details>", page, re.S)
+    assert details is not None
+    assert "<summary" in details.group(0) and f'action="{finish}"' in details.group(0)
+    assert page.count(f'action="{finish}"') == 1
+    assert "Yes, end the fight" in details.group(0)

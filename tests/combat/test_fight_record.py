@@ -4,6 +4,7 @@ the fight, and the campaign page's past fights with their outcome."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -11,6 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
 from combat import services
+from combat.record import md
 from sheets.models import Character
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +83,7 @@ def test_it_writes_markdown_by_round_with_names_made_inert(fight, client_for):
     assert text.startswith("# Ambush\n")
     assert "## Before the fight" in text and "## Round 1" in text
     assert "**Left standing:** Ysolde Varr" in text
-    assert "\\[x\\](http://evil) \\<img\\>" in text and "<img>" not in text
+    assert "\\[x\\](http://evil) \\<img>" in text and re.search(r"(?<!\\)<img", text) is None
     gm_text = client_for(fight.table.gm).get(url).content.decode()
     assert "PvD" in gm_text or "vs block" in gm_text
 
@@ -223,3 +225,41 @@ def test_it_freezes_fights_finished_before_snapshots_existed(fight):
     fight.refresh()
     assert fight.encounter.record == taken
     assert {p["name"] for p in taken["participants"]} == {"Ysolde Varr", "Salvager Thug #1"}
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        # Read as typed: nothing here changes meaning in Discord, Slack or GitHub.
+        ("Salvager Thug #2", "Salvager Thug #2"),
+        ("Bang! Ted_the_Bold & co.", "Bang! Ted_the_Bold & co."),
+        ("Tom's 1. pick | 50%", "Tom's 1. pick | 50%"),
+        ("C:\\ork", "C:\\ork"),
+        # Still inert: no links, images, headings, lists, HTML, emphasis, spoilers, entities.
+        ("[x](http://evil)", "\\[x\\](http://evil)"),
+        ("![img](http://evil/p.png)", "!\\[img\\](http://evil/p.png)"),
+        ("# Boss", "\\# Boss"),
+        ("> quoted", "\\> quoted"),
+        ("- item", "\\- item"),
+        ("1. first", "1\\. first"),
+        ("<b>x</b>", "\\<b>x\\</b>"),
+        ("*bold* _it_ ~~gone~~ `code`", "\\*bold\\* \\_it\\_ \\~\\~gone\\~\\~ \\`code\\`"),
+        ("||spoiler||", "\\|\\|spoiler\\|\\|"),
+        ("&amp; &#35;", "\\&amp; \\&#35;"),
+        ("end\\", "end\\\\"),
+        ("a\\*b", "a\\\\\\*b"),
+    ],
+)
+def test_it_escapes_only_what_changes_meaning_in_markdown(name, written):
+    assert md(name) == written
+
+
+def test_it_writes_names_with_marks_cleanly_in_the_record(fight, client_for):
+    services.add_condition(
+        participant=fight.ysolde, name="Hex! #3 & co", rounds=2, actor=fight.table.gm
+    )
+    _finished(fight)
+    url = reverse("combat:record_markdown", args=[fight.encounter.pk])
+    text = client_for(fight.table.gm).get(url).content.decode()
+    assert "Hex! #3 & co" in text
+    assert "\\!" not in text and "\\#" not in text and "\\&" not in text

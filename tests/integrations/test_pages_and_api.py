@@ -3,6 +3,8 @@ again", refused URLs; players 403, outsiders 404 (every URL and role: test_authz
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import override_settings
 
@@ -98,3 +100,16 @@ def test_the_delivery_log_and_send_again(
     assert [r.webhook_id for r in receiver.received] == [again.webhook_id]
     log = gm.get(f"/api/campaigns/{table.campaign.pk}/webhooks/{hook.pk}/deliveries/").json()
     assert log["count"] == 2 and log["results"][0]["payload"]["type"] == "turn.passed"
+
+
+def test_it_labels_the_active_checkbox_with_a_label_around_it(table, client_for, hook):
+    gm = client_for(table.gm)
+    for url in (
+        f"/campaigns/{table.campaign.pk}/webhooks/",
+        f"/campaigns/{table.campaign.pk}/webhooks/{hook.pk}/",
+    ):
+        page = gm.get(url).content.decode()
+        label = re.search(r'<label for="id_active">(.*?)</label>', page, re.S)
+        assert label is not None, url
+        assert re.search(r'^\s*<input type="checkbox" name="active"[^>]*id="id_active"', label[1])
+        assert label[1].rstrip().endswith("Active")

@@ -116,7 +116,7 @@ def test_prepared_encounters_and_their_start(prep):
     encounter = Encounter.objects.get(pk=started.json()["encounter"])
     assert started.json()["url"] == encounter.get_absolute_url()
     names = sorted(p.character.name for p in encounter.participants.all())
-    assert names == ["Wolf 1", "Wolf 2", "Wolf 3", "Ysolde Varr"]
+    assert names == ["Wolf #1", "Wolf #2", "Wolf #3", "Ysolde Varr"]
     matchup = client.get(f"/api/prepared/{prep.prepared.pk}/matchups/").json()
     assert matchup == json.loads(
         json.dumps(matchups.table_as_dict(matchups.matchup_table(prep.prepared)))
@@ -161,7 +161,7 @@ def test_library_npcs_into_an_encounter(prep):
     body = {"picks": [{"npc": prep.library["thug"].pk, "count": 2}], "hidden": True}
     response = api(prep.gm).post(url, body, format="json")
     assert response.status_code == 201
-    assert response.json()["names"] == ["Thug 1", "Thug 2"]
+    assert response.json()["names"] == ["Thug #1", "Thug #2"]
     assert all(p.hidden for p in encounter.participants.all())
     bad = {"picks": [{"npc": 999_999, "count": 2}]}
     assert "picks" in api(prep.gm).post(url, bad, format="json").json()

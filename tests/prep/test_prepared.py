@@ -38,13 +38,13 @@ def test_one_press_starts_the_prepared_encounter_with_its_participants(prep):
     assert _fight(encounter) == [
         ("Farmhand", False, False),
         ("Ysolde Varr", False, False),
-        ("Thug 1", True, True),
-        ("Thug 2", True, True),
-        ("Veteran 1", False, False),
+        ("Thug #1", True, True),
+        ("Thug #2", True, True),
+        ("Veteran #1", False, False),
     ]
     # The copies are the tracker's own NPC copies (copied_from a template sheet), each its
     # own sheet with the stat block's numbers, and every sheet made is tied to this fight.
-    thug1 = Character.objects.get(name="Thug 1")
+    thug1 = Character.objects.get(name="Thug #1")
     assert thug1.copied_from.name == "Thug" and thug1.is_npc and not thug1.revealed
     assert thug1.fight_only and thug1.copied_from.fight_only
     assert (thug1.vgr, thug1.bzf, thug1.vitality) == (4, 13, 1 + 2 + 4)
@@ -61,11 +61,11 @@ def test_the_campaign_page_folds_fight_sheets_and_players_never_see_hidden_ones(
     services.start_prepared(prepared=prep.prepared, actor=prep.gm)
     gm_page = prep.client("gm").get(prep.campaign.get_absolute_url()).content.decode()
     cast = gm_page.split('data-testid="fight-copies"')[0]
-    assert "Thug 1" not in cast and "Veteran 1" not in cast
-    assert "Thug 1" in gm_page and "Veteran 1" in gm_page
+    assert "Thug #1" not in cast and "Veteran #1" not in cast
+    assert "Thug #1" in gm_page and "Veteran #1" in gm_page
     player_page = prep.client("player").get(prep.campaign.get_absolute_url()).content.decode()
     assert "Thug" not in player_page
-    thug1 = Character.objects.get(name="Thug 1")
+    thug1 = Character.objects.get(name="Thug #1")
     assert prep.client("player").get(thug1.get_absolute_url()).status_code == 404
 
 
@@ -101,12 +101,12 @@ def test_library_npcs_into_an_encounter_in_one_step(prep):
     assert client.post(url, data).status_code == 302
     assert _fight(encounter) == [
         ("Ysolde Varr", False, False),
-        ("Thug 1", False, True),
-        ("Wolf 1", False, True),
-        ("Wolf 2", False, True),
-        ("Wolf 3", False, True),
+        ("Thug #1", False, True),
+        ("Wolf #1", False, True),
+        ("Wolf #2", False, True),
+        ("Wolf #3", False, True),
     ]
-    wolf = Character.objects.get(name="Wolf 1")
+    wolf = Character.objects.get(name="Wolf #1")
     assert [z.name for z in wolf.zones.all()] == [
         "head",
         "neck",
@@ -117,7 +117,16 @@ def test_library_npcs_into_an_encounter_in_one_step(prep):
     ]
     # Numbering goes on from the fight's own names.
     client.post(url, {f"count-{prep.library['wolf'].pk}": "1"})
-    assert "Wolf 4" in [name for name, *_ in _fight(encounter)]
+    assert "Wolf #4" in [name for name, *_ in _fight(encounter)]
+
+
+def test_it_names_copies_the_same_way_from_a_prepared_start_and_the_tracker(prep):
+    encounter = services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+    template = Character.objects.get(name="Thug", campaign=prep.campaign)
+    combat.add_npc_copies(encounter=encounter, npc=template, count=1, actor=prep.gm)
+    thugs = [name for name, *_ in _fight(encounter) if name.startswith("Thug")]
+    assert thugs == ["Thug #1", "Thug #2", "Thug #3"]
+    assert combat.copy_name("Thug", 3) == "Thug #3"
 
 
 @pytest.mark.parametrize(

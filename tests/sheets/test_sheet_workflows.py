@@ -4,6 +4,7 @@ nested row endpoints, through the API and the pages."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -215,3 +216,20 @@ class TestNestedRows:
         assert response.status_code == 404
         zone.refresh_from_db()
         assert zone.wounds == 0
+
+
+def test_it_disables_the_fate_raise_without_3_fate_and_refuses_it_anyway(hero, client_for):
+    client = client_for(hero.owner)
+    page = client.get(hero.get_absolute_url()).content.decode()
+    assert re.search(r'<button type="submit" class="secondary outline">Spend 3 Fate', page)
+    Character.objects.filter(pk=hero.pk).update(fate=2)
+    page = client.get(hero.get_absolute_url()).content.decode()
+    button = re.search(r"<button[^>]*>Spend 3 Fate[^<]*</button>", page).group(0)
+    assert " disabled" in button and 'aria-describedby="raise-why"' in button
+    assert re.search(r'id="raise-why"[^>]*>[^<]*2 Fate', page)
+    response = client.post(
+        reverse("sheets:character_buy_raise", args=[hero.pk]), {"aptitude": "SPD"}, follow=True
+    )
+    assert "costs 3 Fate, the character has 2" in response.content.decode()
+    hero.refresh_from_db()
+    assert (hero.fate, hero.pending_raises) == (2, "")
