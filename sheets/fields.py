@@ -8,12 +8,20 @@ the field, as the rules API always did (README, "Rules API").
 
 ``StrictModelSerializer`` builds its model fields from these, and the API's own serializers
 declare them.
+
+Every serializer that reads a JSON body derives from ``StrictSerializer`` or
+``StrictModelSerializer``, which also refuse a key they do not know: a typo (``"speed"`` for
+``"spd"``) was dropped in silence and the sheet stored with the default. A key is known when the
+serializer has a field of that name, read-only ones included: what a GET answers can be sent back
+as it is in a PUT (``id``, ``version``, the computed parts), and is ignored.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from django.http import QueryDict
 from rest_framework import serializers
 
 
@@ -57,6 +65,44 @@ class PrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignor
         return super().to_internal_value(data)
 
 
+UNKNOWN_KEY = "Unknown field: nothing was saved. This object takes: {known}."
+
+
+class RefuseUnknownKeys:
+    """Refuses a JSON object with a key that names none of the serializer's fields (a 400
+    naming each such key, with the fields it does take). Nested serializers and the rows of
+    a list check their own objects, so the error names the key where it is
+    (``{"zones": [{}, {"speedd": [...]}]}``). A query string (the rules API's odds) is not
+    checked: a link may carry parameters of its own."""
+
+    fields: Any
+
+    def known_keys(self) -> set[str]:
+        """The keys this object may carry: its fields, read-only ones included."""
+        return set(self.fields)
+
+    def to_internal_value(self, data: Any) -> Any:
+        unknown: dict[str, list[str]] = {}
+        if isinstance(data, Mapping) and not isinstance(data, QueryDict):
+            known = self.known_keys()
+            writable = sorted(n for n, f in self.fields.items() if not f.read_only)
+            message = UNKNOWN_KEY.format(known=", ".join(writable) or "nothing")
+            unknown = {str(key): [message] for key in data if key not in known}
+        try:
+            value = super().to_internal_value(data)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                raise serializers.ValidationError({**exc.detail, **unknown}) from None
+            raise
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return value
+
+
+class StrictSerializer(RefuseUnknownKeys, serializers.Serializer):  # type: ignore[type-arg]
+    """A serializer of a JSON body that refuses keys it does not know."""
+
+
 _STRICT: dict[type, type] = {
     serializers.IntegerField: IntegerField,
     serializers.CharField: CharField,
@@ -64,8 +110,9 @@ _STRICT: dict[type, type] = {
 }
 
 
-class StrictModelSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
-    """A ModelSerializer whose integer, text and boolean model fields take their JSON type only."""
+class StrictModelSerializer(RefuseUnknownKeys, serializers.ModelSerializer):  # type: ignore[type-arg]
+    """A ModelSerializer whose integer, text and boolean model fields take their JSON type only,
+    and which refuses keys it does not know."""
 
     serializer_field_mapping = {
         model_field: _STRICT.get(field, field)

@@ -283,7 +283,7 @@ def _open_attacks(encounter: Encounter) -> QuerySet[Declaration]:
 # --- Input ---------------------------------------------------------------------------------
 
 
-class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ParticipantsAddSerializer(fields.StrictSerializer):
     characters = serializers.ListField(
         child=fields.IntegerField(min_value=1),
         required=False,
@@ -301,7 +301,7 @@ class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-ar
         return attrs
 
 
-class ParticipantUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ParticipantUpdateSerializer(fields.StrictSerializer):
     hidden = fields.BooleanField(required=False)
     on_alert = fields.BooleanField(required=False)
     gm_order = fields.IntegerField(required=False, min_value=0, max_value=1000)
@@ -310,7 +310,7 @@ class ParticipantUpdateSerializer(serializers.Serializer):  # type: ignore[type-
     clear_conditions = fields.BooleanField(default=False)
 
 
-class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class NextTurnSerializer(fields.StrictSerializer):
     include_skipped = fields.BooleanField(
         default=False, help_text="Do not skip the down, unconscious or busy."
     )
@@ -349,7 +349,7 @@ class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
 ATTACK_ACTIONS = [*STRIKE_MODES, *MANEUVERS]
 
 
-class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DeclareSerializer(fields.StrictSerializer):
     attacker = fields.IntegerField(help_text="Participant id.")
     target = fields.IntegerField(help_text="Participant id.")
     zone = fields.IntegerField(
@@ -362,11 +362,11 @@ class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
     counterattack = fields.BooleanField(default=False)
 
 
-class DefenseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DefenseSerializer(fields.StrictSerializer):
     defense = serializers.ChoiceField(choices=DEFENSE_MODES)
 
 
-class RollSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RollSerializer(fields.StrictSerializer):
     roll = fields.IntegerField(
         required=False,
         allow_null=True,
@@ -417,7 +417,7 @@ class FateSerializer(RollSerializer):
     )
 
 
-class AdjustSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AdjustSerializer(fields.StrictSerializer):
     zone = fields.IntegerField(help_text="Body zone id.")
     amount = fields.IntegerField(
         min_value=-1000, max_value=1000, help_text="Wounds to add; negative heals."

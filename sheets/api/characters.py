@@ -374,11 +374,11 @@ class RestResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
     chi = serializers.IntegerField()
 
 
-class RaiseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RaiseSerializer(fields.StrictSerializer):
     aptitude = serializers.ChoiceField(choices=APTITUDE_CHOICES)
 
 
-class ReserveRollSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ReserveRollSerializer(fields.StrictSerializer):
     roll = fields.IntegerField(
         min_value=1, max_value=100, required=False, help_text="A physical d100 (100 for 00)."
     )
