@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -154,6 +154,34 @@ def _range(field: str, low: int, high: int | None, name: str) -> models.CheckCon
     if high is not None:
         condition &= Q(**{f"{field}__lte": high})
     return models.CheckConstraint(condition=condition, name=name)
+
+
+class ConstraintErrorsOnFields:
+    """A check across two fields (DMG within max DMG) fails as an error of the whole row,
+    ``__all__``, which the API and the import answered as such: the field whose value is
+    refused is named instead, as for every other limit (README, "API")."""
+
+    #: constraint name -> the field its violation is reported on
+    constraint_fields: ClassVar[dict[str, str]] = {}
+    _meta: Any
+
+    def validate_constraints(self, exclude: Collection[str] | None = None) -> None:
+        try:
+            super().validate_constraints(exclude=exclude)  # type: ignore[misc]
+        except ValidationError as exc:
+            on_field = {
+                str(c.get_violation_error_message()): self.constraint_fields[c.name]
+                for c in self._meta.constraints
+                if c.name in self.constraint_fields
+            }
+            errors: dict[str, list[ValidationError]] = {}
+            for key, items in exc.error_dict.items():
+                for item in items:
+                    field = key
+                    if key == NON_FIELD_ERRORS:
+                        field = on_field.get(str(item.message), key)
+                    errors.setdefault(field, []).append(item)
+            raise ValidationError(errors) from None
 
 
 def _aptitude_field(label: str) -> models.PositiveSmallIntegerField:
@@ -438,7 +466,9 @@ class Discipline(models.Model):
         return f"{self.name} {self.level}"
 
 
-class Weapon(models.Model):
+class Weapon(ConstraintErrorsOnFields, models.Model):
+    constraint_fields = {"weapon_dmg_within_max": "dmg"}
+
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="weapons")
     name = models.CharField(max_length=120)
     category = models.CharField(max_length=4, choices=WEAPON_CATEGORY_CHOICES)
@@ -469,7 +499,9 @@ class Weapon(models.Model):
         return self.name
 
 
-class BodyZone(models.Model):
+class BodyZone(ConstraintErrorsOnFields, models.Model):
+    constraint_fields = {"zone_arm_within_max": "arm"}
+
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="zones")
     name = models.CharField(max_length=40)
     position = models.PositiveSmallIntegerField(default=0)

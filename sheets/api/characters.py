@@ -262,6 +262,10 @@ class CharacterSerializer(fields.StrictModelSerializer):
         return attrs
 
     def _write_rows(self, character: Character, rows: dict[str, Any]) -> None:
+        """Replace the rows sent. A row the model refuses (ARM above max ARM once the armor
+        fills it in) is a 400 naming the row and its field, ``zones.0.arm``, as the
+        serializer's own checks are; the caller's transaction undoes the whole write."""
+        errors: dict[str, dict[int, Any]] = {}
         for key, model in (("disciplines", Discipline), ("weapons", Weapon), ("zones", BodyZone)):
             if key not in rows:
                 continue
@@ -274,9 +278,15 @@ class CharacterSerializer(fields.StrictModelSerializer):
                 obj = model(character=character, **data)
                 if isinstance(obj, BodyZone) and "armor_type" in data:
                     obj.fill_armor(given=data)
-                obj.full_clean(exclude=["character"])
+                try:
+                    obj.full_clean(exclude=["character"])
+                except DjangoValidationError as exc:
+                    errors.setdefault(key, {})[position] = exc.message_dict
                 objs.append(obj)
-            model.objects.bulk_create(objs)
+            if key not in errors:
+                model.objects.bulk_create(objs)
+        if errors:
+            raise serializers.ValidationError(errors)
 
     def create(self, validated_data: dict[str, Any]) -> Character:
         rows = {
