@@ -139,6 +139,13 @@ class GroupSerializer(fields.StrictModelSerializer):
             out["npc"].queryset = LibraryNpc.objects.filter(owner=request.user)
         return out
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The groups sent replace them all: each one is whole, in a PATCH too (where DRF
+        # requires no field, nested ones included); the model's defaults fill the rest.
+        if "npc" not in attrs:
+            raise serializers.ValidationError({"npc": ["This field is required."]})
+        return attrs
+
 
 class PreparedSerializer(fields.StrictModelSerializer):
     name = fields.CharField(max_length=120)
