@@ -533,10 +533,14 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
 
     serializer_class = CharacterSerializer
     permission_classes = [permissions.IsAuthenticated, CanEditCharacter]
+    #: Set by ``update`` inside its transaction. Not the request's method: OPTIONS describes
+    #: the PUT by reading the sheet as a PUT (DRF's metadata), outside any transaction, where
+    #: PostgreSQL refuses a lock.
+    locking = False
 
     def get_queryset(self) -> QuerySet[Character]:
         queryset = Character.objects.visible_to(self.request.user)
-        if self.request.method in ("PUT", "PATCH"):
+        if self.locking:
             # The update runs in one transaction (``update``) and reads the sheet under its
             # lock here, once; the answer reads the rows after the write, so none are
             # prefetched now. Only the character's row is locked, not its campaign's or owner's.
@@ -564,7 +568,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
                     {"version": ["Send the version number you read."]}
                 )
             context["expected_version"] = version
-        if self.request.method in ("PUT", "PATCH"):
+        if self.locking:
             context["instance_locked"] = True
         return context
 
@@ -573,6 +577,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
             # One transaction from the locked read (get_object) to the answer: the sheet is
             # read once, and no other edit lands between the read and the write.
             with transaction.atomic():
+                self.locking = True
                 instance = self.get_object()
                 serializer = self.get_serializer(
                     instance, data=request.data, partial=kwargs.get("partial", False)
