@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 
+from prep.models import PreparedEncounter
 from rules.engine.omg_data import ARMORS_BY_NAME, DEFAULT_ZONES, WEAPONS_BY_NAME
 from sheets.models import APTITUDE_FIELDS
 
@@ -233,3 +234,17 @@ class NpcForm(forms.Form):
         doc["weapons"] = parse_weapons(d["weapons"])
         doc["zones"] = parse_zones(d["zones"])
         return doc
+
+
+class PreparedForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A prepared encounter's name and notes, on its list page (the name alone) and its own
+    page. A form, not request.POST: it strips the name, holds it to 120 characters and
+    refuses a NUL character (which PostgreSQL cannot store: a server error)."""
+
+    class Meta:
+        model = PreparedEncounter
+        fields = ["name", "notes"]
+        error_messages = {"name": {"required": "Give the prepared encounter a name."}}
+
+    def first_error(self) -> str:
+        return next(f"{message}" for errors in self.errors.values() for message in errors)

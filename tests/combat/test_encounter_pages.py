@@ -352,3 +352,22 @@ def test_it_offers_a_player_the_declare_form_on_their_turn_only(fight, client_fo
     services.set_turn(encounter=fight.encounter, participant=fight.thug, actor=fight.table.gm)
     assert 'data-testid="declare-form"' not in client_for(fight.table.player).get(url).text
     assert 'data-testid="declare-form"' in client_for(fight.table.gm).get(url).text
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("Ambush\x00", "Null characters are not allowed."),
+        ("A" * 121, "at most 120 characters"),
+        ("  ", "Give the encounter a name."),
+    ],
+)
+def test_a_bad_encounter_name_creates_nothing(table, client_for, name, message):
+    """PostgreSQL cannot store a NUL character: it was a server error there (SQLite stored
+    it); a name past 120 characters was cut short in silence."""
+    response = client_for(table.gm).post(
+        _url("encounter_list", table.campaign.pk), {"name": name}, follow=True
+    )
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Encounter.objects.exists()

@@ -217,3 +217,29 @@ def test_players_cannot_put_library_npcs_into_a_fight(prep):
     # Another GM cannot use their own library in this GM's fight either.
     assert prep.client("other_gm").post(url, body).status_code == 404
     assert not encounter.participants.exists()
+
+
+@pytest.mark.parametrize(
+    ("page", "body", "message"),
+    [
+        ("list", {"name": "Ford\x00"}, "Null characters are not allowed."),
+        ("list", {"name": "F" * 121}, "at most 120 characters"),
+        ("list", {"name": "  "}, "Give the prepared encounter a name."),
+        ("detail", {"name": "Ford\x00"}, "Null characters are not allowed."),
+        ("detail", {"name": "Ford", "notes": "at \x00dusk"}, "Null characters are not allowed."),
+        ("detail", {"name": "F" * 121}, "at most 120 characters"),
+    ],
+)
+def test_a_bad_name_or_notes_on_the_prepared_pages_changes_nothing(prep, page, body, message):
+    """PostgreSQL cannot store a NUL character: it was a server error there (SQLite stored
+    it); a name past 120 characters was cut short in silence."""
+    url = (
+        reverse("prep:prepared_list", args=[prep.campaign.pk])
+        if page == "list"
+        else prep.prepared.get_absolute_url()
+    )
+    before = list(PreparedEncounter.objects.values_list("pk", "name", "notes"))
+    response = prep.client("gm").post(url, body, follow=True)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert list(PreparedEncounter.objects.values_list("pk", "name", "notes")) == before
