@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.http import QueryDict
-from rest_framework import serializers
+from rest_framework import relations, serializers
 
 
 class IntegerField(serializers.IntegerField):
@@ -37,11 +37,16 @@ class IntegerField(serializers.IntegerField):
 
 
 class CharField(serializers.CharField):
-    """A JSON string: no numbers or booleans."""
+    """A JSON string: no numbers or booleans. Its max_length holds for the string as sent
+    (what the schema's maxLength says), and so for what is stored once stripped: DRF checked
+    only the stripped string, so 121 characters starting with a blank or a control character
+    that counts as one (``\x1f``) passed a limit of 120."""
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)  # type: ignore[no-any-return]
 
 
@@ -56,13 +61,33 @@ class BooleanField(serializers.BooleanField):
         return data
 
 
+class ManyRelatedField(serializers.ManyRelatedField):
+    """A JSON array of ids. DRF's takes anything iterable: ``{}`` passed as no id at all
+    (and ``{"7": 1}`` as [7]), where the schema documents an array."""
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        return super().to_internal_value(data)  # type: ignore[no-any-return]
+
+
 class PrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
-    """An id as a JSON integer: ``"5"`` is refused like any other string."""
+    """An id as a JSON integer: ``"5"`` is refused like any other string; ``many=True``
+    takes a JSON array only."""
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("incorrect_type", data_type=type(data).__name__)
         return super().to_internal_value(data)
+
+    @classmethod
+    def many_init(cls, *args: Any, **kwargs: Any) -> ManyRelatedField:
+        # DRF's own many_init, with the strict list.
+        list_kwargs: dict[str, Any] = {"child_relation": cls(*args, **kwargs)}
+        for key in kwargs:
+            if key in relations.MANY_RELATION_KWARGS:
+                list_kwargs[key] = kwargs[key]
+        return ManyRelatedField(**list_kwargs)
 
 
 UNKNOWN_KEY = "Unknown field: nothing was saved. This object takes: {known}."

@@ -113,6 +113,14 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
     status = serializers.CharField(
         read_only=True, help_text="pending (awaiting the defense), defended, resolved, cancelled"
     )
+    # Stored as "" until the target defends; sent as null, the one value outside the enum.
+    defense = serializers.ChoiceField(
+        choices=DEFENSE_MODES,
+        allow_null=True,
+        read_only=True,
+        help_text="dodge, parry or block once the target has defended; null until then (and "
+        "for a feint, met with Focus).",
+    )
     odds = serializers.SerializerMethodField(
         help_text="PvD and exact odds per defense mode (the declared one once declared; "
         "'focus' for a feint). Against a hidden participant only your side's number is "
@@ -140,6 +148,7 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
 
     def to_representation(self, instance: Declaration) -> dict[str, Any]:
         data = super().to_representation(instance)
+        data["defense"] = instance.defense or None
         # A hidden attacker's weapon is one of its numbers (docs/security.md).
         if instance.attacker_id in _hidden(self.context["request"], instance.encounter):
             data["weapon"] = None
