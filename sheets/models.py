@@ -8,9 +8,9 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.conf import settings
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db import models
+from django.db import models, router
 from django.db.models import Q
 from django.urls import reverse
 
@@ -157,31 +157,33 @@ def _range(field: str, low: int, high: int | None, name: str) -> models.CheckCon
 
 
 class ConstraintErrorsOnFields:
-    """A check across two fields (DMG within max DMG) fails as an error of the whole row,
-    ``__all__``, which the API and the import answered as such: the field whose value is
-    refused is named instead, as for every other limit (README, "API")."""
+    """A constraint across two fields (DMG within max DMG, one name per character) fails as
+    an error of the whole row, ``__all__``, which the API and the import answered as such:
+    the field whose value is refused is named instead, as for every other limit (README,
+    "API"). Django's own loop (Model.validate_constraints), which knows the constraint."""
 
     #: constraint name -> the field its violation is reported on
     constraint_fields: ClassVar[dict[str, str]] = {}
-    _meta: Any
+    get_constraints: Any
 
     def validate_constraints(self, exclude: Collection[str] | None = None) -> None:
-        try:
-            super().validate_constraints(exclude=exclude)  # type: ignore[misc]
-        except ValidationError as exc:
-            on_field = {
-                str(c.get_violation_error_message()): self.constraint_fields[c.name]
-                for c in self._meta.constraints
-                if c.name in self.constraint_fields
-            }
-            errors: dict[str, list[ValidationError]] = {}
-            for key, items in exc.error_dict.items():
-                for item in items:
-                    field = key
-                    if key == NON_FIELD_ERRORS:
-                        field = on_field.get(str(item.message), key)
-                    errors.setdefault(field, []).append(item)
-            raise ValidationError(errors) from None
+        using = router.db_for_write(type(self), instance=self)
+        errors: dict[str, list[ValidationError]] = {}
+        for model_class, constraints in self.get_constraints():
+            for constraint in constraints:
+                try:
+                    constraint.validate(model_class, self, exclude=exclude, using=using)
+                except ValidationError as exc:
+                    field = self.constraint_fields.get(constraint.name)
+                    fields = getattr(constraint, "fields", ())
+                    if field is None and exc.code == "unique" and len(fields) == 1:
+                        field = fields[0]
+                    if field is None:
+                        errors = exc.update_error_dict(errors)
+                    else:
+                        errors.setdefault(field, []).extend(exc.error_list)
+        if errors:
+            raise ValidationError(errors)
 
 
 def _aptitude_field(label: str) -> models.PositiveSmallIntegerField:
@@ -432,7 +434,9 @@ class Character(models.Model):
             raise ValidationError(errors)
 
 
-class Discipline(models.Model):
+class Discipline(ConstraintErrorsOnFields, models.Model):
+    constraint_fields = {"discipline_unique_name": "name"}
+
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="disciplines")
     name = models.CharField(max_length=120)
     source = models.CharField(
@@ -500,7 +504,7 @@ class Weapon(ConstraintErrorsOnFields, models.Model):
 
 
 class BodyZone(ConstraintErrorsOnFields, models.Model):
-    constraint_fields = {"zone_arm_within_max": "arm"}
+    constraint_fields = {"zone_arm_within_max": "arm", "zone_unique_name": "name"}
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="zones")
     name = models.CharField(max_length=40)

@@ -110,3 +110,16 @@ def test_the_import_page_names_the_row_and_field_of_a_limit_across_fields(table,
     assert response.status_code == 422
     assert "weapons.0.dmg: DMG cannot be above the weapon&#x27;s max DMG." in response.text
     assert not table.campaign.characters.filter(name="Brute").exists()
+
+
+def test_the_row_api_names_the_name_of_a_row_that_already_exists(hero, api_for):
+    api = api_for(hero.owner)
+    discipline = hero.disciplines.first()
+    answer = api.post(
+        f"/api/characters/{hero.pk}/disciplines/", {"name": discipline.name}, format="json"
+    )
+    assert answer.status_code == 400
+    assert list(answer.json()) == ["name"]
+    answer = api.post(f"/api/characters/{hero.pk}/zones/", {"name": "chest"}, format="json")
+    assert answer.status_code == 400
+    assert list(answer.json()) == ["name"]
