@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from combat import access, live, services
+from combat.forms import EncounterForm
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.results import result_card
 from rules.engine import omg
@@ -520,9 +521,13 @@ def encounter_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     if request.method == "POST":
         if not is_gm:
             get_campaign_for_user(request, campaign_pk, write=True)
+        form = EncounterForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, form.first_error())
+            return redirect("combat:encounter_list", campaign_pk)
         try:
             encounter, _ = services.create_encounter(
-                campaign=campaign, name=request.POST.get("name", ""), actor=request.user
+                campaign=campaign, name=form.cleaned_data["name"], actor=request.user
             )
         except services.CombatError as exc:
             messages.error(request, str(exc))

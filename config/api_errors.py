@@ -1,11 +1,14 @@
-"""JSON for the API's 404s that no view answers, and a 404 for a row that vanished mid-request."""
+"""JSON for the API's 404s that no view answers, a 404 for a row that vanished mid-request, and
+JSON for the 400s Django answers before any view (a body past its size limit)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.core.exceptions import ObjectDoesNotExist
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import bad_request as html_bad_request
 from django.views.defaults import page_not_found
 
 API_PREFIX = "/api/"
@@ -38,3 +41,18 @@ class JsonNotFoundMiddleware:
         if request.path.startswith(API_PREFIX):
             return JsonResponse({"detail": "Not found."}, status=404)
         return page_not_found(request, Http404("That was deleted meanwhile."))
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400 for what it refuses before a view runs (handler400, config/urls.py): a
+    body over DATA_UPLOAD_MAX_MEMORY_SIZE, too many fields. Under /api/ it was the HTML page;
+    it is ``{"detail": ...}`` like every other API error. (With DEBUG on, Django answers
+    with its technical page instead, as for any 400 it raises itself.)"""
+    if not request.path.startswith(API_PREFIX):
+        return html_bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        detail = f"The request body is too large: at most {limit / 2**20:g} MB."
+    else:
+        detail = "Bad request: the server could not read it."
+    return JsonResponse({"detail": detail}, status=400)

@@ -8,6 +8,8 @@ from config import health
 
 # An exhausted database pool met before the view is a 503 too (config/db_pool.py).
 handler500 = "config.db_pool.server_error"
+# JSON under /api/ for a body Django refuses before any view (config/api_errors.py).
+handler400 = "config.api_errors.bad_request"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -32,7 +32,9 @@ class RollResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
     pvd = serializers.CharField(help_text='"70v20"')
     roll = serializers.IntegerField()
     degree = serializers.CharField()
-    abbr = serializers.CharField(allow_blank=True)
+    abbr = serializers.CharField(
+        allow_null=True, help_text="DrS, DrF, EpS, EpF or SwS; null for a plain result."
+    )
     success = serializers.BooleanField()
     maneuver = serializers.CharField(required=False)
     hits = serializers.ListField(child=serializers.IntegerField(), help_text="Damage per hit.")

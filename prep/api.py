@@ -127,7 +127,7 @@ class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         return Response(LibraryNpcSerializer(added, many=True).data)
 
 
-class GroupSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class GroupSerializer(fields.StrictModelSerializer):
     npc = fields.PrimaryKeyRelatedField(queryset=LibraryNpc.objects.none())
     npc_name = serializers.CharField(source="npc.name", read_only=True)
     count = fields.IntegerField(min_value=1, max_value=MAX_COUNT, default=1)
@@ -145,8 +145,15 @@ class GroupSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
             out["npc"].queryset = LibraryNpc.objects.filter(owner=request.user)
         return out
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The groups sent replace them all: each one is whole, in a PATCH too (where DRF
+        # requires no field, nested ones included); the model's defaults fill the rest.
+        if "npc" not in attrs:
+            raise serializers.ValidationError({"npc": ["This field is required."]})
+        return attrs
 
-class PreparedSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+
+class PreparedSerializer(fields.StrictModelSerializer):
     name = fields.CharField(max_length=120)
     notes = fields.CharField(allow_blank=True, required=False, default="")
     expected = fields.PrimaryKeyRelatedField(
@@ -312,12 +319,12 @@ class PreparedViewSet(
         return Response(matchups.table_as_dict(table))
 
 
-class PickSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class PickSerializer(fields.StrictSerializer):
     npc = fields.IntegerField(help_text="A library NPC of yours.")
     count = fields.IntegerField(min_value=1, max_value=MAX_COUNT)
 
 
-class EncounterLibrarySerializer(serializers.Serializer):  # type: ignore[type-arg]
+class EncounterLibrarySerializer(fields.StrictSerializer):
     picks = PickSerializer(many=True, min_length=1)
     hidden = fields.BooleanField(default=False)
     on_alert = fields.BooleanField(default=False)

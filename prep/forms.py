@@ -9,53 +9,90 @@ from typing import Any
 
 from django import forms
 
+from prep.models import PreparedEncounter
 from rules.engine.omg_data import ARMORS_BY_NAME, DEFAULT_ZONES, WEAPONS_BY_NAME
 from sheets.models import APTITUDE_FIELDS
 
 APTITUDE_LABELS = {f: f.upper() for f in APTITUDE_FIELDS}
-_LEVEL = re.compile(r"^(?P<name>.+?)\s+(?P<level>\d+)$")
-_WEAPON = re.compile(
-    r"^(?P<name>.+?)(?:\s*\((?P<cat>[IVX]+)\s*,\s*DMG\s*(?P<dmg>\d+)\))?(?:\s*\+(?P<bonus>\d+))?$",
-    re.IGNORECASE,
-)
-_ARMOR = re.compile(
-    r"^(?:ARM\s*(?P<arm>\d+)|(?P<type>[^+]*?))(?:\s*\+(?P<bonus>\d+))?$", re.IGNORECASE
-)
 _ARMORS_LOWER = {name.lower(): name for name in ARMORS_BY_NAME}
+
+# The lines are read by splitting them (str.rpartition, str.rsplit) and by patterns that match
+# a few characters of a known shape: nothing here backtracks, so a line costs time in
+# proportion to its length, and no line is longer than MAX_LINE. ("name, white space, digits"
+# as one pattern, `.+?\s+\d+`, took seconds on "a", 40,000 blanks, "b".)
+MAX_LINE = 200
+#: A number in a line: a level, DMG, ARM or bonus is at most 5; six digits say "too large"
+#: without int() ever reading thousands of digits (it refuses more than 4,300: a server error).
+MAX_DIGITS = 6
+_CATEGORY = re.compile(r"([IVX]+)\s*,\s*DMG\s*([0-9]+)", re.IGNORECASE)
+_ARM = re.compile(r"ARM\s*([0-9]+)", re.IGNORECASE)
 
 
 class FormatError(ValueError):
     pass
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
+def _lines(text: str, what: str) -> list[str]:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if len(line) > MAX_LINE:
+            raise FormatError(
+                f"{what}: a line is at most {MAX_LINE} characters; “{line[:40]}…” is longer."
+            )
+    return lines
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _number(text: str, what: str, line: str) -> int:
+    if len(text) > MAX_DIGITS:
+        raise FormatError(f"{what}: the number in “{line[:40]}” is far too large.")
+    return int(text)
+
+
+def _bonus(text: str, what: str) -> tuple[str, int]:
+    """``"Long Sword +1"`` -> ``("Long Sword", 1)``: a trailing ``+n``, if any."""
+    head, plus, tail = text.rpartition("+")
+    if plus and _digits(tail):
+        return head.rstrip(), _number(tail, what, text)
+    return text, 0
 
 
 def parse_disciplines(text: str, before: list[dict[str, Any]]) -> list[dict[str, Any]]:
     paired = {d["name"]: d.get("aptitude", "SKL") for d in before}
     out = []
-    for line in _lines(text):
-        m = _LEVEL.match(line)
-        name, level = (m["name"], int(m["level"])) if m else (line, 1)
+    for line in _lines(text, "Disciplines"):
+        parts = line.rsplit(None, 1)
+        if len(parts) == 2 and _digits(parts[1]):
+            name, level = parts[0], _number(parts[1], "Disciplines", line)
+        else:
+            name, level = line, 1
         out.append({"name": name, "level": level, "aptitude": paired.get(name, "SKL")})
     return out
 
 
 def parse_weapons(text: str) -> list[dict[str, Any]]:
     out = []
-    for line in _lines(text):
-        m = _WEAPON.match(line)
-        if m is None:  # pragma: no cover - the pattern takes any line
-            raise FormatError(f"Weapons: cannot read “{line}”.")
-        name, bonus = m["name"].strip(), int(m["bonus"] or 0)
-        if m["cat"]:
-            dmg = int(m["dmg"])
+    for line in _lines(text, "Weapons"):
+        name, bonus = _bonus(line, "Weapons")
+        opening = name.rfind("(")
+        spec_text = name[opening + 1 : -1] if name.endswith(")") and opening > 0 else ""
+        written = _CATEGORY.fullmatch(spec_text)
+        if written is not None:
+            dmg = _number(written[2], "Weapons", line)
             out.append(
-                {"name": name, "category": m["cat"].upper(), "dmg": dmg, "dmg_max": dmg}
-                | {"bonus": bonus}
+                {
+                    "name": name[:opening].strip(),
+                    "category": written[1].upper(),
+                    "dmg": dmg,
+                    "dmg_max": dmg,
+                    "bonus": bonus,
+                }
             )
             continue
+        name = name.strip()
         spec = WEAPONS_BY_NAME.get(name) or next(
             (w for n, w in WEAPONS_BY_NAME.items() if n.lower() == name.lower()), None
         )
@@ -78,25 +115,28 @@ def parse_weapons(text: str) -> list[dict[str, Any]]:
 
 def parse_zones(text: str) -> list[dict[str, Any]]:
     out = []
-    for position, line in enumerate(_lines(text)):
+    for position, line in enumerate(_lines(text, "Zones")):
         name, _, armor = line.partition(":")
         zone: dict[str, Any] = {"name": name.strip(), "position": position}
         armor = armor.strip()
         if armor:
-            m = _ARMOR.match(armor)
-            if m is None:
+            kind, bonus = _bonus(armor, "Zones")
+            kind = kind.strip()
+            if "+" in kind:
                 raise FormatError(f"Zones: cannot read the armor of “{line}”.")
-            if m["arm"] is not None:
-                zone.update(arm=int(m["arm"]), arm_max=int(m["arm"]))
+            arm = _ARM.fullmatch(kind)
+            if arm is not None:
+                value = _number(arm[1], "Zones", line)
+                zone.update(arm=value, arm_max=value)
             else:
-                kind = _ARMORS_LOWER.get((m["type"] or "").strip().lower())
-                if kind is None:
+                found = _ARMORS_LOWER.get(kind.lower())
+                if found is None:
                     known = ", ".join(ARMORS_BY_NAME)
                     raise FormatError(
                         f"Zones: “{armor}” is not an armor of the table ({known}), nor ARM n."
                     )
-                zone["armor_type"] = kind
-            zone["arm_bonus"] = int(m["bonus"] or 0)
+                zone["armor_type"] = found
+            zone["arm_bonus"] = bonus
         out.append(zone)
     return out
 
@@ -194,3 +234,17 @@ class NpcForm(forms.Form):
         doc["weapons"] = parse_weapons(d["weapons"])
         doc["zones"] = parse_zones(d["zones"])
         return doc
+
+
+class PreparedForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A prepared encounter's name and notes, on its list page (the name alone) and its own
+    page. A form, not request.POST: it strips the name, holds it to 120 characters and
+    refuses a NUL character (which PostgreSQL cannot store: a server error)."""
+
+    class Meta:
+        model = PreparedEncounter
+        fields = ["name", "notes"]
+        error_messages = {"name": {"required": "Give the prepared encounter a name."}}
+
+    def first_error(self) -> str:
+        return next(f"{message}" for errors in self.errors.values() for message in errors)

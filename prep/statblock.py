@@ -58,6 +58,10 @@ class StatBlockSerializer(CharacterSerializer):
     def get_fields(self) -> dict[str, Any]:
         return serializers.ModelSerializer.get_fields(self)  # type: ignore[no-any-return]
 
+    def known_keys(self) -> set[str]:
+        # An exported character sheet is a stat block too: its other keys are ignored.
+        return {*super().known_keys(), *CharacterSerializer.Meta.fields}
+
 
 def _flat(exc: ValidationError, prefix: str = "") -> dict[str, list[str]]:
     return {f"{prefix}{k}": list(v) for k, v in exc.message_dict.items()}

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from combat import access as combat_access
 from combat import services as combat
 from prep import access, matchups, services, statblock
-from prep.forms import APTITUDE_LABELS, FormatError, NpcForm
+from prep.forms import APTITUDE_LABELS, FormatError, NpcForm, PreparedForm
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter
 from prep.starter import STARTERS
 from sheets.ids import parse_id
@@ -169,11 +169,13 @@ def npc_import(request: HttpRequest) -> HttpResponse:
 def prepared_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     campaign = access.get_campaign_run_by(request.user, campaign_pk)
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()
-        if not name:
-            messages.error(request, "Give the prepared encounter a name.")
+        form = PreparedForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, form.first_error())
             return redirect("prep:prepared_list", campaign_pk)
-        prepared = PreparedEncounter.objects.create(campaign=campaign, name=name[:120])
+        prepared = form.save(commit=False)
+        prepared.campaign = campaign
+        prepared.save()
         return redirect(prepared)
     prepared = campaign.prepared_encounters.prefetch_related("groups__npc", "expected")  # type: ignore[attr-defined]
     return render(request, "prep/prepared_list.html", {"campaign": campaign, "prepared": prepared})
@@ -198,16 +200,14 @@ def _prepared_context(request: HttpRequest, prepared: PreparedEncounter) -> dict
 def prepared_detail(request: HttpRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()
-        if not name:
-            messages.error(request, "Give the prepared encounter a name.")
+        form = PreparedForm(request.POST, instance=prepared)
+        if not form.is_valid():
+            messages.error(request, form.first_error())
             return redirect(prepared)
         chosen = {_int(v) for v in request.POST.getlist("expected")}
         characters = list(prepared.campaign.characters.filter(pk__in=chosen))
         with transaction.atomic():
-            prepared.name = name[:120]
-            prepared.notes = request.POST.get("notes", "")
-            prepared.save()
+            form.save()
             prepared.expected.set(characters)
         messages.success(request, "Saved.")
         return redirect(prepared)

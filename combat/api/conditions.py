@@ -41,7 +41,7 @@ class ConditionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     by = serializers.IntegerField(allow_null=True, help_text="The participant who caused it.")
 
 
-class ConditionAddSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ConditionAddSerializer(fields.StrictSerializer):
     name = fields.CharField(
         max_length=rules_of_conditions.MAX_LABEL,
         help_text="A built-in (stunned, prone or thrown, grappled or held, disarmed, shoved, "
@@ -64,7 +64,7 @@ class ConditionAddSerializer(serializers.Serializer):  # type: ignore[type-arg]
         return attrs
 
 
-class ConditionRemoveSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ConditionRemoveSerializer(fields.StrictSerializer):
     key = fields.CharField(max_length=80, help_text="The condition's key, as listed.")
 
 

@@ -113,6 +113,14 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
     status = serializers.CharField(
         read_only=True, help_text="pending (awaiting the defense), defended, resolved, cancelled"
     )
+    # Stored as "" until the target defends; sent as null, the one value outside the enum.
+    defense = serializers.ChoiceField(
+        choices=DEFENSE_MODES,
+        allow_null=True,
+        read_only=True,
+        help_text="dodge, parry or block once the target has defended; null until then (and "
+        "for a feint, met with Focus).",
+    )
     odds = serializers.SerializerMethodField(
         help_text="PvD and exact odds per defense mode (the declared one once declared; "
         "'focus' for a feint). Against a hidden participant only your side's number is "
@@ -140,6 +148,7 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
 
     def to_representation(self, instance: Declaration) -> dict[str, Any]:
         data = super().to_representation(instance)
+        data["defense"] = instance.defense or None
         # A hidden attacker's weapon is one of its numbers (docs/security.md).
         if instance.attacker_id in _hidden(self.context["request"], instance.encounter):
             data["weapon"] = None
@@ -290,7 +299,7 @@ def _open_attacks(encounter: Encounter) -> QuerySet[Declaration]:
 # --- Input ---------------------------------------------------------------------------------
 
 
-class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ParticipantsAddSerializer(fields.StrictSerializer):
     characters = serializers.ListField(
         child=fields.IntegerField(min_value=1),
         required=False,
@@ -308,7 +317,7 @@ class ParticipantsAddSerializer(serializers.Serializer):  # type: ignore[type-ar
         return attrs
 
 
-class ParticipantUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ParticipantUpdateSerializer(fields.StrictSerializer):
     hidden = fields.BooleanField(required=False)
     on_alert = fields.BooleanField(required=False)
     gm_order = fields.IntegerField(required=False, min_value=0, max_value=1000)
@@ -317,7 +326,7 @@ class ParticipantUpdateSerializer(serializers.Serializer):  # type: ignore[type-
     clear_conditions = fields.BooleanField(default=False)
 
 
-class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class NextTurnSerializer(fields.StrictSerializer):
     include_skipped = fields.BooleanField(
         default=False, help_text="Do not skip the down, unconscious or busy."
     )
@@ -356,7 +365,7 @@ class NextTurnSerializer(serializers.Serializer):  # type: ignore[type-arg]
 ATTACK_ACTIONS = [*STRIKE_MODES, *MANEUVERS]
 
 
-class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DeclareSerializer(fields.StrictSerializer):
     attacker = fields.IntegerField(help_text="Participant id.")
     target = fields.IntegerField(help_text="Participant id.")
     zone = fields.IntegerField(
@@ -369,11 +378,11 @@ class DeclareSerializer(serializers.Serializer):  # type: ignore[type-arg]
     counterattack = fields.BooleanField(default=False)
 
 
-class DefenseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DefenseSerializer(fields.StrictSerializer):
     defense = serializers.ChoiceField(choices=DEFENSE_MODES)
 
 
-class RollSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RollSerializer(fields.StrictSerializer):
     roll = fields.IntegerField(
         required=False,
         allow_null=True,
@@ -424,7 +433,7 @@ class FateSerializer(RollSerializer):
     )
 
 
-class AdjustSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AdjustSerializer(fields.StrictSerializer):
     zone = fields.IntegerField(help_text="Body zone id.")
     amount = fields.IntegerField(
         min_value=-1000, max_value=1000, help_text="Wounds to add; negative heals."

@@ -31,12 +31,13 @@ from rules.api.fields import (
     probability_map,
 )
 from rules.engine import RulesError, ogs
+from sheets import fields
 
 # ---------------------------------------------------------------------------------------------
 # OGS: action checks, opposed checks, open rolls, die increases
 
 
-class OgsRollRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsRollRequestSerializer(fields.StrictSerializer):
     dice = _ogs_dice(
         min_length=2,
         help_text="Stat die, skill (or force) die, then any enhancement dice: ['d4', 'd8', 'd8'].",
@@ -145,7 +146,7 @@ class OgsCheckView(RulesView):
         return Response(body)
 
 
-class OgsCheckOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsCheckOddsRequestSerializer(fields.StrictSerializer):
     dice = _ogs_dice(min_length=1, help_text="Dice, e.g. dice=d4,d8,d8.")
     flat = WholeNumberField(min_value=-100, max_value=100, default=0, help_text="Flat bonus.")
     difficulty = WholeNumberField(
@@ -181,7 +182,7 @@ class OgsOddsView(RulesView):
         return Response(with_exact(ogs.check_odds(check, data.get("difficulty"))))
 
 
-class OgsOpposedRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsOpposedRequestSerializer(fields.StrictSerializer):
     a = OgsRollRequestSerializer(help_text="The first side's check.")
     b = OgsRollRequestSerializer(help_text="The second side's check.")
     rolloffs = serializers.ListField(
@@ -281,7 +282,7 @@ def _opposed_odds_dice(**kwargs: Any) -> DiceListField:
 _ODDS_LIMIT = f"At most {ogs.MAX_OPPOSED_ODDS_DICE} dice a side."
 
 
-class OgsOpposedOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsOpposedOddsRequestSerializer(fields.StrictSerializer):
     a = _opposed_odds_dice(help_text=f"First side's dice, e.g. a=d4,d8,d8. {_ODDS_LIMIT}")
     b = _opposed_odds_dice(help_text=f"Second side's dice, e.g. b=d6,d6,d6. {_ODDS_LIMIT}")
     a_flat = WholeNumberField(min_value=-100, max_value=100, default=0)
@@ -317,7 +318,7 @@ class OgsOpposedOddsView(RulesView):
         return Response(with_exact(ogs.opposed_odds(a, b)))
 
 
-class OgsOpenRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsOpenRequestSerializer(fields.StrictSerializer):
     dice = _ogs_dice(min_length=1, help_text="Any dice, e.g. ['d6', 'd6'].")
     values = _faces(12, required=False, allow_null=True, help_text="Faces already rolled.")
     flat = WholeNumberField(min_value=-100, max_value=100, default=0, help_text="Flat bonus.")
@@ -363,7 +364,7 @@ class OgsOpenView(RulesView):
         return Response(body)
 
 
-class OgsIncreaseRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsIncreaseRequestSerializer(fields.StrictSerializer):
     dice = _ogs_dice(min_length=1, help_text="The dice before the increase.")
     stages = WholeNumberField(min_value=0, max_value=100, help_text="Steps of the one effect.")
     open = StrictBooleanField(

@@ -40,7 +40,7 @@ class RankField(serializers.CharField):
             raise serializers.ValidationError(str(exc)) from exc
 
 
-class OkrpgDamageRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OkrpgDamageRequestSerializer(fields.StrictSerializer):
     damage = RankField(help_text=f"Damage rank. {_RANK_HELP}")
     dr = RankField(help_text=f"Damage resistance rank. {_RANK_HELP}")
     lethality = serializers.ChoiceField(
@@ -78,7 +78,7 @@ class OkrpgDamageView(RulesView):
         return Response(okrpg.damage(data["damage"], data["dr"], data["lethality"]).as_dict())
 
 
-class OkrpgCombatantSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OkrpgCombatantSerializer(fields.StrictSerializer):
     name = fields.CharField(max_length=80)
     successes = WholeNumberField(min_value=0, max_value=100, help_text="Initiative successes.")
     carry = WholeNumberField(
@@ -87,7 +87,7 @@ class OkrpgCombatantSerializer(serializers.Serializer):  # type: ignore[type-arg
     down = StrictBooleanField(default=False, help_text="Down: no action points.")
 
 
-class OkrpgRoundRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OkrpgRoundRequestSerializer(fields.StrictSerializer):
     combatants = OkrpgCombatantSerializer(many=True, max_length=100, min_length=1)
 
 
@@ -129,7 +129,7 @@ class OkrpgRoundView(RulesView):
 _TIDE_MODES = ["normal", "worse", "better"]
 
 
-class OkrpgTideRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OkrpgTideRequestSerializer(fields.StrictSerializer):
     tide = serializers.ChoiceField(
         choices=_TIDE_MODES, default="normal", help_text="worse / better: two dice, one kept."
     )
@@ -188,7 +188,7 @@ class OkrpgTideView(RulesView):
         return Response(body)
 
 
-class OkrpgOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OkrpgOddsRequestSerializer(fields.StrictSerializer):
     tide = serializers.ChoiceField(choices=_TIDE_MODES, default="normal")
 
 

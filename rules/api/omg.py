@@ -22,6 +22,7 @@ from rules.api.base import (
 )
 from rules.api.fields import StrictBooleanField, WholeNumberField
 from rules.engine import odds, omg
+from sheets import fields
 
 # ---------------------------------------------------------------------------------------------
 # OMG System: checks, odds, strikes
@@ -29,7 +30,7 @@ from rules.engine import odds, omg
 _DEGREES = ", ".join(d.value for d in omg.Degree)
 
 
-class OmgCheckRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgCheckRequestSerializer(fields.StrictSerializer):
     pro = WholeNumberField(
         min_value=omg.PRO_MIN, max_value=omg.PRO_MAX, help_text="Proficiency to roll at or under."
     )
@@ -70,7 +71,7 @@ class OmgCheckSerializer(serializers.Serializer):  # type: ignore[type-arg]
     second = SecondHitSerializer(required=False, help_text="Only when fast was asked for.")
 
 
-class OmgOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgOddsRequestSerializer(fields.StrictSerializer):
     pro = WholeNumberField(min_value=omg.PRO_MIN, max_value=omg.PRO_MAX, help_text="Proficiency.")
     dif = WholeNumberField(min_value=omg.DIF_MIN, max_value=omg.DIF_MAX, help_text="Difficulty.")
 
@@ -96,7 +97,7 @@ class OmgOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class OmgStrikeRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgStrikeRequestSerializer(fields.StrictSerializer):
     strike = serializers.ChoiceField(
         choices=[m.value for m in omg.StrikeMode],
         help_text="Strike mode: fast uses Speed, precise Skill, mighty Vigor.",

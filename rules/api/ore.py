@@ -28,12 +28,13 @@ from rules.api.base import (
 )
 from rules.api.fields import StrictBooleanField, WholeNumberField, exact_twin, probability_map
 from rules.engine import RulesError, ore
+from sheets import fields
 
 # ---------------------------------------------------------------------------------------------
 # ORE: pools, sets, contests
 
 
-class OrePoolRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OrePoolRequestSerializer(fields.StrictSerializer):
     pool = WholeNumberField(
         min_value=0,
         max_value=100,
@@ -187,7 +188,7 @@ class OreRollView(RulesView):
         return Response(body)
 
 
-class OreContestRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreContestRequestSerializer(fields.StrictSerializer):
     a = OrePoolRequestSerializer(
         help_text="The first side's pool or dice (dice for both sides, or for neither)."
     )
@@ -233,7 +234,7 @@ class OreContestView(RulesView):
         return Response(ore.contest(shape.roll(data["a"]), shape.roll(data["b"])).as_dict())
 
 
-class OreOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreOddsRequestSerializer(fields.StrictSerializer):
     pool = WholeNumberField(min_value=0, max_value=100, help_text="Every die of the pool.")
     penalty = WholeNumberField(min_value=0, max_value=100, default=0)
     expert = WholeNumberField(min_value=1, max_value=10, required=False, allow_null=True)
@@ -256,7 +257,7 @@ class OreOddsView(RulesView):
         return Response(with_exact(ore.pool_odds(pool, data["difficulty"])))
 
 
-class OreContestOddsRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreContestOddsRequestSerializer(fields.StrictSerializer):
     a_pool = WholeNumberField(min_value=0, max_value=100, help_text="First side's pool.")
     a_penalty = WholeNumberField(min_value=0, max_value=100, default=0)
     a_expert = WholeNumberField(min_value=1, max_value=10, required=False, allow_null=True)
@@ -481,7 +482,7 @@ class OreMultipleView(RulesView):
         return Response(body)
 
 
-class OreCooperateRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreCooperateRequestSerializer(fields.StrictSerializer):
     members = OrePoolRequestSerializer(
         many=True,
         min_length=2,

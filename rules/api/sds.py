@@ -21,12 +21,13 @@ from rules.api.base import (
 )
 from rules.api.fields import StrictBooleanField, WholeNumberField, exact_twin, probability_map
 from rules.engine import sds
+from sheets import fields
 
 # ---------------------------------------------------------------------------------------------
 # Simple Die System
 
 
-class SdsDifficultySerializer(serializers.Serializer):  # type: ignore[type-arg]
+class SdsDifficultySerializer(fields.StrictSerializer):
     die = WholeNumberField(
         min_value=4,
         max_value=sds.MAX_SIZE,
@@ -48,7 +49,7 @@ class SdsDifficultySerializer(serializers.Serializer):  # type: ignore[type-arg]
         return attrs
 
 
-class SdsSkillSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class SdsSkillSerializer(fields.StrictSerializer):
     skill = WholeNumberField(
         min_value=4, max_value=sds.MAX_SIZE, help_text="Skill die size: 4, 6, 8 ... (even)."
     )

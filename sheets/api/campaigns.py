@@ -62,11 +62,11 @@ class CampaignSerializer(fields.StrictModelSerializer):
         return obj.join_code if obj.gm_id == self._user().pk else None
 
 
-class JoinSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class JoinSerializer(fields.StrictSerializer):
     code = fields.CharField(max_length=32)
 
 
-class RemovePlayerSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RemovePlayerSerializer(fields.StrictSerializer):
     user_id = fields.IntegerField(min_value=1)
 
 

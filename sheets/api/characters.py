@@ -262,6 +262,10 @@ class CharacterSerializer(fields.StrictModelSerializer):
         return attrs
 
     def _write_rows(self, character: Character, rows: dict[str, Any]) -> None:
+        """Replace the rows sent. A row the model refuses (ARM above max ARM once the armor
+        fills it in) is a 400 naming the row and its field, ``zones.0.arm``, as the
+        serializer's own checks are; the caller's transaction undoes the whole write."""
+        errors: dict[str, dict[int, Any]] = {}
         for key, model in (("disciplines", Discipline), ("weapons", Weapon), ("zones", BodyZone)):
             if key not in rows:
                 continue
@@ -274,9 +278,15 @@ class CharacterSerializer(fields.StrictModelSerializer):
                 obj = model(character=character, **data)
                 if isinstance(obj, BodyZone) and "armor_type" in data:
                     obj.fill_armor(given=data)
-                obj.full_clean(exclude=["character"])
+                try:
+                    obj.full_clean(exclude=["character"])
+                except DjangoValidationError as exc:
+                    errors.setdefault(key, {})[position] = exc.message_dict
                 objs.append(obj)
-            model.objects.bulk_create(objs)
+            if key not in errors:
+                model.objects.bulk_create(objs)
+        if errors:
+            raise serializers.ValidationError(errors)
 
     def create(self, validated_data: dict[str, Any]) -> Character:
         rows = {
@@ -374,11 +384,11 @@ class RestResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
     chi = serializers.IntegerField()
 
 
-class RaiseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RaiseSerializer(fields.StrictSerializer):
     aptitude = serializers.ChoiceField(choices=APTITUDE_CHOICES)
 
 
-class ReserveRollSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ReserveRollSerializer(fields.StrictSerializer):
     roll = fields.IntegerField(
         min_value=1, max_value=100, required=False, help_text="A physical d100 (100 for 00)."
     )
@@ -523,10 +533,14 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
 
     serializer_class = CharacterSerializer
     permission_classes = [permissions.IsAuthenticated, CanEditCharacter]
+    #: Set by ``update`` inside its transaction. Not the request's method: OPTIONS describes
+    #: the PUT by reading the sheet as a PUT (DRF's metadata), outside any transaction, where
+    #: PostgreSQL refuses a lock.
+    locking = False
 
     def get_queryset(self) -> QuerySet[Character]:
         queryset = Character.objects.visible_to(self.request.user)
-        if self.request.method in ("PUT", "PATCH"):
+        if self.locking:
             # The update runs in one transaction (``update``) and reads the sheet under its
             # lock here, once; the answer reads the rows after the write, so none are
             # prefetched now. Only the character's row is locked, not its campaign's or owner's.
@@ -554,7 +568,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
                     {"version": ["Send the version number you read."]}
                 )
             context["expected_version"] = version
-        if self.request.method in ("PUT", "PATCH"):
+        if self.locking:
             context["instance_locked"] = True
         return context
 
@@ -563,6 +577,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
             # One transaction from the locked read (get_object) to the answer: the sheet is
             # read once, and no other edit lands between the read and the write.
             with transaction.atomic():
+                self.locking = True
                 instance = self.get_object()
                 serializer = self.get_serializer(
                     instance, data=request.data, partial=kwargs.get("partial", False)

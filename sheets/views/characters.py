@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
+from rest_framework import serializers
 
 from rules.engine import RulesError, omg
 from rules.engine.omg_data import SECONDARY_LISTS
@@ -453,6 +454,8 @@ def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                     character = serializer.save()
                 except ValidationError as exc:
                     errors.extend(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+                except serializers.ValidationError as exc:  # a row the model refuses
+                    errors.extend(flatten_errors(exc.detail))
                 else:
                     messages.success(request, f"{character.name} imported.")
                     return redirect(character)

@@ -397,3 +397,22 @@ def test_it_asks_before_ending_the_fight_with_or_without_javascript(fight, clien
     assert "<summary" in details.group(0) and f'action="{finish}"' in details.group(0)
     assert page.count(f'action="{finish}"') == 1
     assert "Yes, end the fight" in details.group(0)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("Ambush\x00", "Null characters are not allowed."),
+        ("A" * 121, "at most 120 characters"),
+        ("  ", "Give the encounter a name."),
+    ],
+)
+def test_a_bad_encounter_name_creates_nothing(table, client_for, name, message):
+    """PostgreSQL cannot store a NUL character: it was a server error there (SQLite stored
+    it); a name past 120 characters was cut short in silence."""
+    response = client_for(table.gm).post(
+        _url("encounter_list", table.campaign.pk), {"name": name}, follow=True
+    )
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Encounter.objects.exists()

@@ -143,6 +143,23 @@ def test_a_bad_prepared_encounter_is_a_400(prep, body, field):
     assert PreparedEncounter.objects.count() == before
 
 
+@pytest.mark.parametrize("method", ["patch", "put"])
+def test_a_group_without_its_npc_is_a_400_in_a_patch_too(prep, method):
+    """The groups sent replace them all, so each is whole, in a PATCH as well (where DRF
+    asks for no field): one without its NPC was stored as a row without one, a 500."""
+    url = f"/api/prepared/{prep.prepared.pk}/"
+    before = list(prep.prepared.groups.values_list("npc", "count"))
+    body = {"name": "Ford", "groups": [{"count": 1}]}
+    response = getattr(api(prep.gm), method)(url, body, format="json")
+    assert response.status_code == 400
+    assert response.json() == {"groups": {"0": {"npc": ["This field is required."]}}}
+    assert list(prep.prepared.groups.values_list("npc", "count")) == before
+    thug = prep.library["thug"].pk
+    response = api(prep.gm).patch(url, {"groups": [{"npc": thug}]}, format="json")
+    assert response.status_code == 200
+    assert [(g["npc"], g["count"]) for g in response.json()["groups"]] == [(thug, 1)]
+
+
 def test_another_gms_npc_or_another_campaigns_character_cannot_be_prepared(prep):
     other = api(prep.other_gm).post("/api/library/starter-set/").json()[0]
     body = {"name": "X", "groups": [{"npc": other["id"], "count": 1}]}

@@ -4,12 +4,14 @@ duplicate and delete, and who may see it (its owner alone)."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from prep import services, starter, statblock
+from prep.forms import FormatError, parse_disciplines, parse_weapons, parse_zones
 from prep.models import LibraryNpc, PreparedGroup
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 
@@ -224,3 +226,58 @@ def test_the_library_cap(prep, monkeypatch):
     response = prep.client("gm").post(reverse("prep:npc_create"), FORM)
     assert response.status_code == 422
     assert "at most 4 NPCs" in response.content.decode()
+
+
+# --- Hostile lines in the form ----------------------------------------------------------------
+
+HUGE = "9" * 5_000  # int() refuses more than 4,300 digits: a server error
+SPACES = "a" + " " * 40_000 + "b"  # "name, blanks, digits" as one pattern backtracked for seconds
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"disciplines": f"Melee Combat {HUGE}"}, "Disciplines: a line is at most 200"),
+        ({"weapons": f"Claw (I, DMG {HUGE})"}, "Weapons: a line is at most 200"),
+        ({"weapons": f"Knife +{HUGE}"}, "Weapons: a line is at most 200"),
+        ({"zones": f"chest: ARM {HUGE}"}, "Zones: a line is at most 200"),
+        ({"zones": f"chest: Leather +{HUGE}"}, "Zones: a line is at most 200"),
+        ({"disciplines": f"Melee Combat {'9' * 150}"}, "is far too large"),
+        ({"weapons": f"Claw (I, DMG {'9' * 150})"}, "is far too large"),
+        ({"weapons": f"Knife +{'9' * 150}"}, "is far too large"),
+        ({"zones": f"chest: ARM {'9' * 150}"}, "is far too large"),
+        ({"disciplines": SPACES}, "Disciplines: a line is at most 200"),
+        ({"zones": "chest: Leather +x"}, "cannot read the armor"),
+    ],
+)
+def test_a_hostile_line_is_a_form_error(prep, change, message):
+    before = list(LibraryNpc.objects.values_list("pk", "sheet"))
+    response = prep.client("gm").post(reverse("prep:npc_create"), {**FORM, **change})
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert list(LibraryNpc.objects.values_list("pk", "sheet")) == before
+
+
+def test_the_lines_are_read_without_backtracking():
+    """Each line is split, not matched by a pattern that can backtrack: a line of blanks
+    within the length limit reads as a name at once, and a longer one is refused before it
+    is read. (The old pattern took over 5 s on SPACES; this allows a generous second.)"""
+    started = time.monotonic()
+    with pytest.raises(FormatError, match="at most 200"):
+        parse_disciplines(SPACES, [])
+    with pytest.raises(FormatError, match="at most 200"):
+        parse_weapons("Claw" + " " * 40_000 + "(I, DMG 2)")
+    with pytest.raises(FormatError, match="at most 200"):
+        parse_zones("chest: ARM" + " " * 40_000 + "1")
+    assert time.monotonic() - started < 1
+    line = "a" + " " * 190 + "b"
+    assert parse_disciplines(line, []) == [{"name": line, "level": 1, "aptitude": "SKL"}]
+    assert parse_disciplines("Melee Combat \t 3", []) == [
+        {"name": "Melee Combat", "level": 3, "aptitude": "SKL"}
+    ]
+    assert parse_weapons("Claw  (ii, DMG2) +1") == [
+        {"name": "Claw", "category": "II", "dmg": 2, "dmg_max": 2, "bonus": 1}
+    ]
+    assert parse_zones("chest: arm 2+1") == [
+        {"name": "chest", "position": 0, "arm": 2, "arm_max": 2, "arm_bonus": 1}
+    ]

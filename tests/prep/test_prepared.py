@@ -339,3 +339,29 @@ def test_an_add_and_a_delete_at_once_either_adds_whole_or_names_the_npc(prep):
     assert not LibraryNpc.objects.filter(pk=wolf.pk).exists()
     # The sheets made before the delete stay with their fight (their source is cleared).
     assert FightSheet.objects.filter(encounter=encounter).count() == 3 * added
+
+
+@pytest.mark.parametrize(
+    ("page", "body", "message"),
+    [
+        ("list", {"name": "Ford\x00"}, "Null characters are not allowed."),
+        ("list", {"name": "F" * 121}, "at most 120 characters"),
+        ("list", {"name": "  "}, "Give the prepared encounter a name."),
+        ("detail", {"name": "Ford\x00"}, "Null characters are not allowed."),
+        ("detail", {"name": "Ford", "notes": "at \x00dusk"}, "Null characters are not allowed."),
+        ("detail", {"name": "F" * 121}, "at most 120 characters"),
+    ],
+)
+def test_a_bad_name_or_notes_on_the_prepared_pages_changes_nothing(prep, page, body, message):
+    """PostgreSQL cannot store a NUL character: it was a server error there (SQLite stored
+    it); a name past 120 characters was cut short in silence."""
+    url = (
+        reverse("prep:prepared_list", args=[prep.campaign.pk])
+        if page == "list"
+        else prep.prepared.get_absolute_url()
+    )
+    before = list(PreparedEncounter.objects.values_list("pk", "name", "notes"))
+    response = prep.client("gm").post(url, body, follow=True)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert list(PreparedEncounter.objects.values_list("pk", "name", "notes")) == before

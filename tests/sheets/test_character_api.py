@@ -202,3 +202,16 @@ def test_a_bad_import_creates_nothing_and_says_why(table, client_for, text, mess
 def test_outsiders_cannot_import_into_a_campaign(table, client_for):
     url = reverse("sheets:character_import", args=[table.campaign.pk])
     assert client_for(table.outsider).post(url, {"text": '{"name": "X"}'}).status_code == 404
+
+
+# Outside the test's own transaction, as a request runs: inside one, the lock is allowed.
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("role", ["player", "gm", "other_gm"])
+def test_options_on_a_character_answers_without_locking(hero, table, api_for, role):
+    """OPTIONS describes the PUT by reading the sheet as a PUT would: that read took the
+    write's lock, outside any transaction, which PostgreSQL refuses (a 500 for any logged-in
+    user; SQLite has no such lock). The lock is taken in the write's transaction only."""
+    response = api_for(getattr(table, role)).options(detail(hero))
+    assert response.status_code == 200
+    # An outsider learns nothing of the sheet: no actions described (DRF's metadata).
+    assert ("actions" in response.json()) == (role != "other_gm")

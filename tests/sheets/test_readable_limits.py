@@ -3,6 +3,8 @@ constraint's name, and the same message for every value past the same limit."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -54,3 +56,70 @@ def test_it_explains_an_arm_above_the_zones_max_in_words(hero, client_for, api_f
     assert answer.status_code == 400
     assert "zone_arm_within_max" not in answer.text
     assert "max ARM" in answer.text
+
+
+# A limit across two fields of a row (ARM within max ARM, DMG within max DMG) is the model's
+# check: it came back as `__all__`, or `zones.0.__all__`, instead of naming the field.
+
+
+def test_the_sheet_api_names_the_row_and_field_of_a_limit_across_fields(hero, api_for):
+    api = api_for(hero.owner)
+    zones_before = list(hero.zones.values_list("name", "arm", "arm_max"))
+    # No max ARM sent: the model's default (0) is what ARM 3 is above.
+    answer = api.patch(
+        f"/api/characters/{hero.pk}/",
+        {"zones": [{"name": "head"}, {"name": "chest", "arm": 3}]},
+        format="json",
+    )
+    assert answer.status_code == 400
+    assert answer.json() == {"zones": {"1": {"arm": ["ARM cannot be above the zone's max ARM."]}}}
+    assert list(hero.zones.values_list("name", "arm", "arm_max")) == zones_before
+    answer = api.patch(
+        f"/api/characters/{hero.pk}/",
+        {"weapons": [{"name": "Knife", "category": "I", "dmg": 2}]},
+        format="json",
+    )
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "weapons": {"0": {"dmg": ["DMG cannot be above the weapon's max DMG."]}}
+    }
+    assert hero.weapons.filter(name="Long Sword").exists()
+
+
+def test_the_row_api_names_the_field_of_a_limit_across_fields(hero, api_for):
+    weapon = hero.weapons.get()
+    answer = api_for(hero.owner).patch(
+        f"/api/characters/{hero.pk}/weapons/{weapon.pk}/", {"dmg_max": 2}, format="json"
+    )
+    assert answer.status_code == 400
+    assert answer.json() == {"dmg": ["DMG cannot be above the weapon's max DMG."]}
+
+
+def test_the_library_names_the_row_and_field_of_a_limit_across_fields(table, api_for):
+    body = {"name": "Guard", "zones": [{"name": "Head", "arm": 3}]}
+    answer = api_for(table.gm).post("/api/library/", body, format="json")
+    assert answer.status_code == 400
+    assert answer.json() == {"zones.0.arm": ["ARM cannot be above the zone's max ARM."]}
+
+
+def test_the_import_page_names_the_row_and_field_of_a_limit_across_fields(table, client_for):
+    sheet = {"name": "Brute", "weapons": [{"name": "Club", "category": "I", "dmg": 2}]}
+    response = client_for(table.player).post(
+        reverse("sheets:character_import", args=[table.campaign.pk]), {"text": json.dumps(sheet)}
+    )
+    assert response.status_code == 422
+    assert "weapons.0.dmg: DMG cannot be above the weapon&#x27;s max DMG." in response.text
+    assert not table.campaign.characters.filter(name="Brute").exists()
+
+
+def test_the_row_api_names_the_name_of_a_row_that_already_exists(hero, api_for):
+    api = api_for(hero.owner)
+    discipline = hero.disciplines.first()
+    answer = api.post(
+        f"/api/characters/{hero.pk}/disciplines/", {"name": discipline.name}, format="json"
+    )
+    assert answer.status_code == 400
+    assert list(answer.json()) == ["name"]
+    answer = api.post(f"/api/characters/{hero.pk}/zones/", {"name": "chest"}, format="json")
+    assert answer.status_code == 400
+    assert list(answer.json()) == ["name"]
