@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "config.api_errors.JsonNotFoundMiddleware",
     # After authentication (they need request.user); see docs/security.md.
     "config.throttling.LoginThrottleMiddleware",
+    "config.throttling.PasswordResetThrottleMiddleware",
     "config.idempotency.IdempotencyMiddleware",
 ]
 
@@ -208,6 +209,33 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Outgoing mail: password resets and address confirmations. Without EMAIL_HOST the mail is
+# printed on the console (a laptop, `make run`); with it, SMTP, with STARTTLS unless told
+# otherwise (docs/deploy.md). Mail is sent by the task worker, so a reset page answers as fast
+# for an address we know as for one we do not.
+_email_host = os.environ.get("EMAIL_HOST", "")
+if _email_host:
+    _email_ssl = env_bool("EMAIL_USE_SSL", False)
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": _email_host,
+                "port": int(os.environ.get("EMAIL_PORT", "465" if _email_ssl else "587")),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_ssl": _email_ssl,
+                "use_tls": env_bool("EMAIL_USE_TLS", not _email_ssl),
+                "timeout": int(os.environ.get("EMAIL_TIMEOUT", "10")),
+            },
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "OMG Table <noreply@localhost>")
+# A password reset link works once (the password it resets changes) and for this long.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", str(60 * 60)))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "sheets:dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -248,6 +276,8 @@ REST_FRAMEWORK = {
         "rules_anon": os.environ.get("THROTTLE_RULES_ANON", "120/min"),
         "rules_user": os.environ.get("THROTTLE_RULES_USER", "600/min"),
         "login": os.environ.get("THROTTLE_LOGIN", "10/min"),
+        # Requests for a reset mail, per address asked for and per client (config/throttling.py).
+        "password_reset": os.environ.get("THROTTLE_PASSWORD_RESET", "5/hour"),
     },
 }
 

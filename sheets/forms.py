@@ -3,15 +3,60 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404
+from django.template.loader import render_to_string
 
 from sheets.models import APTITUDE_FIELDS, ApiToken, Campaign, Character
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
+    """A username and a password; an email address if you like, for a forgotten password."""
+
+    email = forms.EmailField(
+        required=False,
+        label="Email (optional)",
+        help_text="Only to reset a forgotten password. We mail you a link to confirm it first.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].widget.attrs.update(
+            {"autocomplete": "username", "autocapitalize": "none"}
+        )
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label="Email address",
+        help_text="We mail a link to this address; it is used once you follow it.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's, with the mail sent by the task worker: the page answers in the same time
+    whether or not an account has the address."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        from sheets.accounts import send_mail
+
+        subject = "".join(render_to_string(subject_template_name, context).splitlines())
+        body = render_to_string(email_template_name, context)
+        send_mail.enqueue(subject=subject, body=body, to=to_email)
 
 
 class CampaignForm(forms.ModelForm):  # type: ignore[type-arg]

@@ -27,6 +27,9 @@ urlpatterns = [
         campaigns.campaign_remove_player,
         name="campaign_remove_player",
     ),
+    path("account/", accounts.account, name="account"),
+    path("account/email/<str:token>/", accounts.email_confirm, name="email_confirm"),
+    path("account/sessions/end/", accounts.sessions_end, name="sessions_end"),
     path("account/tokens/", accounts.token_list, name="token_list"),
     path("account/tokens/<int:pk>/revoke/", accounts.token_revoke, name="token_revoke"),
 ]

@@ -1,16 +1,24 @@
-"""Pages of one's own: the welcome page, signing up, the dashboard, API tokens."""
+"""Pages of one's own: the welcome page, signing up, the dashboard, the account page (email,
+sessions, password reset), API tokens."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
-from sheets.forms import ApiTokenForm, SignupForm
+from sheets import accounts, services
+from sheets.forms import ApiTokenForm, EmailForm, PasswordResetForm, SignupForm
 from sheets.models import ApiToken, Campaign, Character
 
 
@@ -25,14 +33,38 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("sheets:dashboard")
     form = SignupForm(request.POST or None)
     next_url = request.POST.get("next") or request.GET.get("next", "")
+    if not (next_url.startswith("/") and not next_url.startswith("//")):
+        next_url = ""
+    join_code = _join_code(next_url)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}!")
-        if next_url.startswith("/") and not next_url.startswith("//"):
-            return redirect(next_url)
-        return redirect("sheets:dashboard")
-    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+        if email := form.cleaned_data.get("email"):
+            accounts.send_email_confirmation(request, user, email)
+            messages.info(request, f"We mailed a link to {email}: follow it to confirm it.")
+        if join_code:
+            # A scanned join link ends in the campaign: signing up was the click that joins.
+            try:
+                campaign, _ = services.join_campaign(user=user, code=join_code)
+            except ValidationError:
+                return redirect(next_url)  # the join page says what is wrong with the code
+            messages.success(request, f"You joined “{campaign.name}”.")
+            return redirect(campaign)
+        return redirect(next_url or "sheets:dashboard")
+    return render(
+        request,
+        "registration/signup.html",
+        {"form": form, "next": next_url, "joining": bool(join_code)},
+    )
+
+
+def _join_code(next_url: str) -> str:
+    """The code of a join link (``/campaigns/join/?code=...``) that ``next`` points to."""
+    parts = urlsplit(next_url)
+    if parts.path != reverse("sheets:campaign_join"):
+        return ""
+    return parse_qs(parts.query).get("code", [""])[0]
 
 
 @login_required
@@ -84,3 +116,82 @@ def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
         )
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("sheets:token_list")
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """Your account: the email address (confirmed by a link), sessions, password, data."""
+    form = EmailForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        email = form.cleaned_data["email"]
+        accounts.send_email_confirmation(request, request.user, email)
+        messages.info(
+            request, f"We mailed a link to {email}: it becomes your address once you follow it."
+        )
+        return redirect("sheets:account")
+    sessions = request.user.login_sessions.count()  # type: ignore[union-attr]
+    return render(
+        request,
+        "registration/account.html",
+        {"email_form": form, "other_sessions": max(0, sessions - 1)},
+    )
+
+
+@login_required
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new address. Opening it only shows a button: mail scanners that
+    fetch every link must not confirm an address on their own."""
+    error = None
+    if request.method == "POST":
+        try:
+            email = accounts.confirm_email(user=request.user, token=token)
+        except accounts.EmailLinkError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"{email} is now your address.")
+            return redirect("sheets:account")
+    status = 400 if error else 200
+    return render(request, "registration/email_confirm.html", {"error": error}, status=status)
+
+
+@login_required
+@require_POST
+def sessions_end(request: HttpRequest) -> HttpResponse:
+    """Log out everywhere else: every other session of yours ends now."""
+    ended = accounts.end_other_sessions(request.user, keep=request.session)
+    messages.success(
+        request, f"Logged out everywhere else ({ended} other session{'s' * (ended != 1)})."
+    )
+    return redirect("sheets:account")
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's, restyled; throttled per client and per address asked for by
+    config.throttling.PasswordResetThrottleMiddleware."""
+
+    form_class = PasswordResetForm
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.txt"
+    subject_template_name = "registration/password_reset_subject.txt"
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's; a new password also ends every session of the account (a thief's too)."""
+
+    success_url = reverse_lazy("password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        accounts.end_other_sessions(form.user, keep=None)
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's; the other sessions end (this one stays logged in)."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        # Django gave this session a new key (update_session_auth_hash): it is the one kept.
+        accounts.end_other_sessions(form.user, keep=self.request.session)
+        accounts.remember_session(form.user, self.request.session)
+        return response

@@ -42,6 +42,7 @@ from django.utils import timezone
 
 from combat import services as combat
 from combat.models import Declaration, Encounter, Participant
+from sheets.accounts import email_token
 from sheets.models import ApiToken, Campaign, Character
 from sheets.services import create_character, remove_player
 from tests.combat.conftest import make_thug, make_ysolde
@@ -508,6 +509,38 @@ MATRIX: dict[str, Entry] = {
         ),
     ),
     "password_change_done": entry(nowhere, get=Rule(LOGGED_IN)),
+    # Anyone may ask for a reset mail; the answer is the same whoever asks, for any address.
+    "password_reset": entry(
+        nowhere, get=Rule(PUBLIC), post=Rule(PUBLIC_SAME, body={"email": "owner@example.org"})
+    ),
+    "password_reset_done": entry(nowhere, get=Rule(PUBLIC)),
+    # A wrong link: the page that says so, to everyone, and nothing changes.
+    "password_reset_confirm": entry(
+        lambda w: {"uidb64": "MQ", "token": "wrong-token"},
+        get=Rule(PUBLIC_SAME),
+        post=Rule(PUBLIC_SAME, body={"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}),
+    ),
+    "password_reset_complete": entry(nowhere, get=Rule(PUBLIC)),
+    "sheets:account": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        # Mails a link; nothing is stored until it is followed.
+        post=Rule(
+            who(outsider=SAME, player=SAME, owner=SAME, gm=SAME, other_gm=SAME),
+            body={"email": "new@example.org"},
+        ),
+    ),
+    # The owner's link: only the owner's account takes the address.
+    "sheets:email_confirm": entry(
+        lambda w: {"token": email_token(w.owner, "owner@example.org")},
+        get=Rule(LOGGED_IN),
+        post=Rule(who(outsider=400, player=400, owner=OK, gm=400, other_gm=400)),
+    ),
+    # Each role has one session in the table: there is no other one to end.
+    "sheets:sessions_end": entry(
+        nowhere,
+        post=Rule(who(outsider=SAME, player=SAME, owner=SAME, gm=SAME, other_gm=SAME)),
+    ),
     "healthz": entry(nowhere, get=Rule(PUBLIC)),
     "sheets:home": entry(nowhere, get=Rule(PUBLIC)),
     "sheets:signup": entry(

@@ -1,0 +1,137 @@
+"""Accounts: email addresses confirmed by a link, the mail we send, the sessions someone is
+logged in with. (Reset requests are throttled in config/throttling.py, as logins are.)
+
+An address is only written to ``User.email`` once its owner has followed the link mailed to
+it: password resets go to confirmed addresses only, so nobody can have another person's
+password reset mailed to themselves by typing their own address into that person's account.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model, user_logged_in, user_logged_out
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.sessions.backends.base import SessionBase
+from django.core import signing
+from django.core.mail import EmailMessage
+from django.dispatch import receiver
+from django.http import HttpRequest
+from django.tasks import task
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from sheets.models import LoginSession
+
+# --- Mail -------------------------------------------------------------------------------------
+
+
+@task()
+def send_mail(subject: str, body: str, to: str) -> None:
+    """One plain-text mail, sent by the task worker (immediately in the tests)."""
+    EmailMessage(subject=subject, body=body, to=[to]).send()
+
+
+def mail(request: HttpRequest, template: str, to: str, context: dict[str, Any]) -> None:
+    """Render ``<template>_subject.txt`` and ``<template>_email.txt`` and queue the mail."""
+    context = {"site": request.get_host(), "protocol": request.scheme, **context}
+    subject = "".join(render_to_string(f"{template}_subject.txt", context).splitlines())
+    body = render_to_string(f"{template}_email.txt", context)
+    send_mail.enqueue(subject=subject, body=body, to=to)
+
+
+# --- Confirming an address --------------------------------------------------------------------
+
+EMAIL_SALT = "sheets.accounts.email"
+#: How long an address confirmation link works.
+EMAIL_CONFIRM_MAX_AGE = 60 * 60 * 24
+
+
+def email_token(user: AbstractBaseUser, email: str) -> str:
+    # The address it replaces is signed too: once one link is followed, the others (and this
+    # one, again) no longer match the account.
+    return signing.dumps(
+        {"u": user.pk, "e": email, "was": getattr(user, "email", "")},
+        salt=EMAIL_SALT,
+        compress=True,
+    )
+
+
+def send_email_confirmation(request: HttpRequest, user: AbstractBaseUser, email: str) -> None:
+    url = reverse("sheets:email_confirm", kwargs={"token": email_token(user, email)})
+    mail(
+        request,
+        "registration/email_confirm",
+        email,
+        {"user": user, "url": request.build_absolute_uri(url)},
+    )
+
+
+class EmailLinkError(Exception):
+    """A confirmation link that is wrong, expired, already used or not the user's."""
+
+
+def confirm_email(*, user: AbstractBaseUser, token: str) -> str:
+    """Set the address the link was mailed to as ``user``'s; returns it."""
+    try:
+        data = signing.loads(token, salt=EMAIL_SALT, max_age=EMAIL_CONFIRM_MAX_AGE)
+    except signing.SignatureExpired as exc:
+        raise EmailLinkError("This link has expired: ask for a new one below.") from exc
+    except signing.BadSignature as exc:
+        raise EmailLinkError("This link is not valid: check that it was copied whole.") from exc
+    email = data.get("e", "")
+    if data.get("u") != user.pk:
+        raise EmailLinkError("This link was sent for another account.")
+    current = getattr(user, "email", "")
+    if current.lower() == email.lower():
+        return str(current)
+    if data.get("was") != current:
+        raise EmailLinkError("This link has been used, or a newer one replaced it.")
+    if get_user_model().objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
+        raise EmailLinkError("This address belongs to another account already.")
+    user.email = email  # type: ignore[attr-defined]
+    user.save(update_fields=["email"])
+    return str(email)
+
+
+# --- Sessions ---------------------------------------------------------------------------------
+
+
+def remember_session(user: AbstractBaseUser, session: SessionBase) -> None:
+    """Called on each login: the session joins the user's list."""
+    if session.session_key:
+        LoginSession.objects.update_or_create(
+            session_key=session.session_key, defaults={"user": user}
+        )
+
+
+def forget_session(session: SessionBase) -> None:
+    if session.session_key:
+        LoginSession.objects.filter(session_key=session.session_key).delete()
+
+
+def end_other_sessions(user: AbstractBaseUser, keep: SessionBase | None) -> int:
+    """Log ``user`` out everywhere but in ``keep``; returns how many sessions ended."""
+    engine = import_module(settings.SESSION_ENGINE)
+    others = LoginSession.objects.filter(user=user)
+    if keep is not None and keep.session_key:
+        others = others.exclude(session_key=keep.session_key)
+    keys = list(others.values_list("session_key", flat=True))
+    for key in keys:
+        engine.SessionStore().delete(key)
+    LoginSession.objects.filter(session_key__in=keys).delete()
+    return len(keys)
+
+
+@receiver(user_logged_in)
+def _logged_in(sender: Any, request: HttpRequest | None, user: AbstractBaseUser, **kw: Any) -> None:
+    if request is not None and hasattr(request, "session"):
+        remember_session(user, request.session)
+
+
+@receiver(user_logged_out)
+def _logged_out(sender: Any, request: HttpRequest | None, **kwargs: Any) -> None:
+    if request is not None and hasattr(request, "session"):
+        forget_session(request.session)
