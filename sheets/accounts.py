@@ -17,13 +17,15 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
 from django.core.mail import EmailMessage
+from django.db import transaction
+from django.db.models import QuerySet
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.tasks import task
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from sheets.models import LoginSession
+from sheets.models import Campaign, Character, IdempotencyRecord, LoginSession
 
 # --- Mail -------------------------------------------------------------------------------------
 
@@ -135,3 +137,42 @@ def _logged_in(sender: Any, request: HttpRequest | None, user: AbstractBaseUser,
 def _logged_out(sender: Any, request: HttpRequest | None, **kwargs: Any) -> None:
     if request is not None and hasattr(request, "session"):
         forget_session(request.session)
+
+
+# --- Leaving for good -------------------------------------------------------------------------
+
+
+def characters_elsewhere(user: AbstractBaseUser) -> QuerySet[Character]:
+    """``user``'s characters in campaigns someone else runs."""
+    return (
+        Character.objects.filter(owner=user)
+        .exclude(campaign__gm=user)
+        .select_related("campaign")
+        .order_by("campaign__name", "name", "pk")
+    )
+
+
+def delete_account(*, user: AbstractBaseUser, characters: str) -> None:
+    """Delete ``user`` and all they own, in one transaction. Their characters in other
+    people's campaigns go to each campaign's GM, marked as a former player's (``characters``
+    "give"), or are deleted ("delete"). The campaigns they run go with all that is in them
+    (fights, their players' sheets, webhooks); the caller has had each one confirmed by name.
+    The fights' logs elsewhere stay, their entries no longer naming the user (the actor
+    becomes null). Every session and API token ends with the account."""
+    if characters not in ("give", "delete"):
+        raise ValueError(f"characters must be 'give' or 'delete', not {characters!r}")
+    with transaction.atomic():
+        # Locked first, as every write to a sheet locks it (sheets.services.delete_character).
+        theirs = list(characters_elsewhere(user).select_for_update(of=("self",)))
+        for character in theirs:
+            if characters == "give":
+                character.owner_id = character.campaign.gm_id
+                character.left_by_player = True
+                character.save(update_fields=["owner", "left_by_player"])
+            else:
+                character.delete()
+        Campaign.objects.filter(gm=user).delete()
+        # Stored API answers may hold the user's data.
+        IdempotencyRecord.objects.filter(caller=f"user:{user.pk}").delete()
+        end_other_sessions(user, keep=None)
+        user.delete()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django import forms
@@ -57,6 +58,62 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
         subject = "".join(render_to_string(subject_template_name, context).splitlines())
         body = render_to_string(email_template_name, context)
         send_mail.enqueue(subject=subject, body=body, to=to_email)
+
+
+class DeleteAccountForm(forms.Form):
+    """Leaving for good: your password, what becomes of your characters in other people's
+    campaigns, and the name of each campaign you run, typed out (they go too)."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    characters = forms.ChoiceField(
+        label="Your characters in other people's campaigns",
+        choices=[
+            ("give", "Leave them to the campaign's GM (marked as a former player's)"),
+            ("delete", "Delete them"),
+        ],
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose what becomes of your characters."},
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        user: Any,
+        characters: Collection[Character],
+        campaigns: Collection[Campaign],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.campaigns = list(campaigns)
+        if not characters:
+            del self.fields["characters"]
+        for campaign in self.campaigns:
+            self.fields[f"campaign_{campaign.pk}"] = forms.CharField(
+                label=f"Type “{campaign.name}” to delete it with its fights",
+                strip=True,
+                error_messages={"required": f"Type “{campaign.name}” to delete it."},
+                widget=forms.TextInput(attrs={"autocomplete": "off"}),
+            )
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        for campaign in self.campaigns:
+            field = f"campaign_{campaign.pk}"
+            typed = cleaned.get(field)
+            if typed is not None and typed != campaign.name.strip():
+                self.add_error(field, f"That is not the name: type “{campaign.name}” exactly.")
+        return cleaned
 
 
 class CampaignForm(forms.ModelForm):  # type: ignore[type-arg]

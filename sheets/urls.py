@@ -29,6 +29,7 @@ urlpatterns = [
     ),
     path("account/", accounts.account, name="account"),
     path("account/email/<str:token>/", accounts.email_confirm, name="email_confirm"),
+    path("account/delete/", accounts.account_delete, name="account_delete"),
     path("account/sessions/end/", accounts.sessions_end, name="sessions_end"),
     path("account/tokens/", accounts.token_list, name="token_list"),
     path("account/tokens/<int:pk>/revoke/", accounts.token_revoke, name="token_revoke"),

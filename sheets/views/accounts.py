@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -18,7 +18,13 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
 from sheets import accounts, services
-from sheets.forms import ApiTokenForm, EmailForm, PasswordResetForm, SignupForm
+from sheets.forms import (
+    ApiTokenForm,
+    DeleteAccountForm,
+    EmailForm,
+    PasswordResetForm,
+    SignupForm,
+)
 from sheets.models import ApiToken, Campaign, Character
 
 
@@ -163,6 +169,37 @@ def sessions_end(request: HttpRequest) -> HttpResponse:
         request, f"Logged out everywhere else ({ended} other session{'s' * (ended != 1)})."
     )
     return redirect("sheets:account")
+
+
+@login_required
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Leave for good: password, the fate of your characters elsewhere, and the names of the
+    campaigns you run typed out. Then everything of yours is gone and you are logged out."""
+    user = request.user
+    characters = list(accounts.characters_elsewhere(user))
+    campaigns = list(
+        Campaign.objects.filter(gm=user)
+        .annotate(
+            fights=Count("encounters", distinct=True),
+            player_count=Count("memberships", distinct=True),
+        )
+        .order_by("name", "pk")
+    )
+    form = DeleteAccountForm(
+        request.POST or None, user=user, characters=characters, campaigns=campaigns
+    )
+    if request.method == "POST" and form.is_valid():
+        name = user.get_username()
+        accounts.delete_account(user=user, characters=form.cleaned_data.get("characters", "give"))
+        logout(request)
+        messages.success(request, f"The account “{name}” and everything it owned are deleted.")
+        return redirect("sheets:home")
+    return render(
+        request,
+        "registration/account_delete.html",
+        {"form": form, "characters": characters, "campaigns": campaigns},
+        status=400 if form.errors else 200,
+    )
 
 
 class PasswordResetView(auth_views.PasswordResetView):

@@ -536,6 +536,20 @@ MATRIX: dict[str, Entry] = {
         get=Rule(LOGGED_IN),
         post=Rule(who(outsider=400, player=400, owner=OK, gm=400, other_gm=400)),
     ),
+    # Only ever one's own account; the campaigns one runs are confirmed by name.
+    "sheets:account_delete": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        post=Rule(
+            LOGGED_IN,
+            body=lambda w: {
+                "password": PASSWORD,
+                "characters": "give",
+                f"campaign_{w.campaign.pk}": w.campaign.name,
+                f"campaign_{w.elsewhere.pk}": w.elsewhere.name,
+            },
+        ),
+    ),
     # Each role has one session in the table: there is no other one to end.
     "sheets:sessions_end": entry(
         nowhere,
