@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from config import health
+from config import export, health
 from sheets.views import accounts
 
 # An exhausted database pool met before the view is a 503 too (config/db_pool.py).
@@ -43,6 +43,7 @@ urlpatterns = [
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    path("account/export/", export.account_export, name="account_export"),
     path("api/", include(("config.api_urls", "api"))),
     path("healthz", health.healthz, name="healthz"),
     path("dice/", include("rules.urls")),

@@ -536,6 +536,8 @@ MATRIX: dict[str, Entry] = {
         get=Rule(LOGGED_IN),
         post=Rule(who(outsider=400, player=400, owner=OK, gm=400, other_gm=400)),
     ),
+    # Only ever one's own data.
+    "account_export": entry(nowhere, get=Rule(LOGGED_IN)),
     # Only ever one's own account; the campaigns one runs are confirmed by name.
     "sheets:account_delete": entry(
         nowhere,

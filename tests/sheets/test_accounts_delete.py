@@ -10,14 +10,14 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from combat import services as combat
 from combat.models import CombatLogEntry, Encounter
 from prep import services as prep
 from prep.models import LibraryNpc
 from sheets.models import ApiToken, Campaign, Character, IdempotencyRecord, LoginSession
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.combat.conftest import make_ysolde
 from tests.factories import PASSWORD, make_campaign, make_user
 from tests.security.pages import snapshot
+from tests.sheets.conftest import a_fight
 
 pytestmark = pytest.mark.django_db
 
@@ -31,31 +31,6 @@ def logged_in(username: str) -> Client:
         == 302
     )
     return client
-
-
-def a_fight(campaign: Campaign, gm: Any, ysolde: Character) -> Encounter:
-    """Ysolde (her player's) attacks the GM's thug and rolls: the log names her player."""
-    thug = make_thug(campaign, gm)
-    encounter, _ = combat.create_encounter(campaign=campaign, name="Ambush", actor=gm)
-    combat.add_participants(encounter=encounter, characters=[ysolde, thug], actor=gm)
-    combat.start_encounter(encounter=encounter, actor=gm)
-    encounter.refresh_from_db()
-    y = encounter.participants.get(character=ysolde)
-    t = encounter.participants.get(character=thug)
-    if encounter.turn_id != y.pk:
-        return encounter
-    decl, _ = combat.declare_attack(
-        encounter=encounter,
-        attacker=y,
-        target=t,
-        action="mighty",
-        zone=thug.zones.get(name="chest"),
-        weapon=ysolde.weapons.get(),
-        actor=ysolde.owner,
-    )
-    combat.declare_defense(declaration=decl, defense="parry", actor=gm)
-    combat.resolve(declaration=decl, roll=43, actor=ysolde.owner)
-    return encounter
 
 
 @pytest.fixture
