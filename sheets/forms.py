@@ -22,6 +22,8 @@ class SignupForm(UserCreationForm):  # type: ignore[type-arg]
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
 
+    field_order = ["username", "email", "password1", "password2"]
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
 
@@ -68,6 +70,7 @@ class DeleteAccountForm(forms.Form):
         label="Your password",
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        error_messages={"required": "Type your password: it proves the account is yours."},
     )
     characters = forms.ChoiceField(
         label="Your characters in other people's campaigns",
