@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model, user_logged_in, user_logged_out
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
+from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import QuerySet
@@ -25,7 +26,14 @@ from django.tasks import task
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from sheets.models import Campaign, Character, IdempotencyRecord, LoginSession
+from sheets.models import (
+    Campaign,
+    CampaignHandover,
+    Character,
+    IdempotencyRecord,
+    LoginSession,
+    Membership,
+)
 
 # --- Mail -------------------------------------------------------------------------------------
 
@@ -176,3 +184,40 @@ def delete_account(*, user: AbstractBaseUser, characters: str) -> None:
         IdempotencyRecord.objects.filter(caller=f"user:{user.pk}").delete()
         end_other_sessions(user, keep=None)
         user.delete()
+
+
+# --- Handing a campaign over ------------------------------------------------------------------
+
+
+def offer_campaign(*, campaign: Campaign, to_user_id: int | None) -> CampaignHandover | None:
+    """The GM offers ``campaign`` to one of its players (None withdraws the offer). One offer
+    per campaign: a new one replaces it. The caller has checked that the user is the GM."""
+    if to_user_id is None:
+        CampaignHandover.objects.filter(campaign=campaign).delete()
+        return None
+    if not campaign.memberships.filter(user_id=to_user_id).exists():
+        raise ValidationError({"player": "Only a player of this campaign can take it over."})
+    handover, _ = CampaignHandover.objects.update_or_create(
+        campaign=campaign, defaults={"to_user_id": to_user_id}
+    )
+    return handover
+
+
+def accept_handover(*, handover: CampaignHandover, user: AbstractBaseUser) -> Campaign:
+    """``user`` (the player it was offered to) takes the campaign over: they become its GM, its
+    NPCs become theirs, and the former GM stays on as a player."""
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=handover.campaign_id)
+        if handover.to_user_id != user.pk:
+            raise ValidationError("This campaign was offered to someone else.")
+        if not campaign.memberships.filter(user=user).exists():
+            handover.delete()
+            raise ValidationError(f"You are no longer a player of “{campaign.name}”.")
+        former = campaign.gm_id
+        Character.objects.filter(campaign=campaign, owner_id=former, is_npc=True).update(owner=user)
+        campaign.memberships.filter(user=user).delete()
+        Membership.objects.get_or_create(campaign=campaign, user_id=former)
+        campaign.gm = user
+        campaign.save(update_fields=["gm"])
+        handover.delete()
+    return campaign

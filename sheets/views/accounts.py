@@ -18,6 +18,7 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
 from sheets import accounts, services
+from sheets.access import get_campaign_for_user
 from sheets.forms import (
     ApiTokenForm,
     DeleteAccountForm,
@@ -25,7 +26,7 @@ from sheets.forms import (
     PasswordResetForm,
     SignupForm,
 )
-from sheets.models import ApiToken, Campaign, Character
+from sheets.models import ApiToken, Campaign, CampaignHandover, Character
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -89,6 +90,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "characters": Character.objects.filter(owner=request.user, is_npc=False)
             .visible_to(request.user)
             .select_related("campaign"),
+            "offers": CampaignHandover.objects.filter(to_user=request.user).select_related(
+                "campaign__gm"
+            ),
         },
     )
 
@@ -136,10 +140,11 @@ def account(request: HttpRequest) -> HttpResponse:
         )
         return redirect("sheets:account")
     sessions = request.user.login_sessions.count()  # type: ignore[union-attr]
+    offers = CampaignHandover.objects.filter(to_user=request.user).select_related("campaign__gm")
     return render(
         request,
         "registration/account.html",
-        {"email_form": form, "other_sessions": max(0, sessions - 1)},
+        {"email_form": form, "other_sessions": max(0, sessions - 1), "offers": offers},
     )
 
 
@@ -200,6 +205,56 @@ def account_delete(request: HttpRequest) -> HttpResponse:
         {"form": form, "characters": characters, "campaigns": campaigns},
         status=400 if form.errors else 200,
     )
+
+
+@login_required
+@require_POST
+def campaign_handover(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM offers the campaign to one of its players (an empty choice withdraws it)."""
+    campaign = get_campaign_for_user(request, pk, write=True)
+    raw = request.POST.get("player", "")
+    try:
+        to_user_id = int(raw) if raw else None
+    except ValueError:
+        to_user_id = -1  # refused below like any non-player
+    try:
+        handover = accounts.offer_campaign(campaign=campaign, to_user_id=to_user_id)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("sheets:account_delete")
+    if handover is None:
+        messages.info(request, f"“{campaign.name}” is no longer offered to anyone.")
+    else:
+        messages.success(
+            request,
+            f"“{campaign.name}” is offered to {handover.to_user.get_username()}: it becomes "
+            "theirs when they accept it on their account page.",
+        )
+    return redirect("sheets:account_delete")
+
+
+@login_required
+@require_POST
+def handover_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    handover = get_object_or_404(CampaignHandover, pk=pk, to_user=request.user)
+    try:
+        campaign = accounts.accept_handover(handover=handover, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("sheets:account")
+    messages.success(request, f"You now run “{campaign.name}”.")
+    return redirect(campaign)
+
+
+@login_required
+@require_POST
+def handover_decline(request: HttpRequest, pk: int) -> HttpResponse:
+    handover = get_object_or_404(
+        CampaignHandover.objects.select_related("campaign"), pk=pk, to_user=request.user
+    )
+    handover.delete()
+    messages.info(request, f"You declined to run “{handover.campaign.name}”.")
+    return redirect("sheets:account")
 
 
 class PasswordResetView(auth_views.PasswordResetView):

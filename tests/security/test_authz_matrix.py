@@ -428,6 +428,13 @@ def no_such_object(w: World) -> dict[str, Any]:
     return {"pk": 999_999}
 
 
+def handover_to_owner(w: World) -> dict[str, Any]:
+    """The GM has offered the Sunken Keep to the owner."""
+    from sheets.models import CampaignHandover
+
+    return {"pk": CampaignHandover.objects.create(campaign=w.campaign, to_user=w.owner).pk}
+
+
 NEW_PASSWORD = "another-horse-battery-9"
 FIGHTER = {"foc": 2, "spd": 2, "skl": 2, "vgr": 2, "nrv": 2, "chr": 2, "svy": 2}
 NPC_FORM = {
@@ -551,6 +558,16 @@ MATRIX: dict[str, Entry] = {
                 f"campaign_{w.elsewhere.pk}": w.elsewhere.name,
             },
         ),
+    ),
+    # The GM offers the campaign to a player; only that player answers the offer.
+    "sheets:campaign_handover": entry(
+        campaign, post=Rule(GM, body=lambda w: {"player": w.owner.pk})
+    ),
+    "sheets:handover_accept": entry(
+        no_such_object, post=Rule(who(player=404, owner=OK, gm=404), setup=handover_to_owner)
+    ),
+    "sheets:handover_decline": entry(
+        no_such_object, post=Rule(who(player=404, owner=OK, gm=404), setup=handover_to_owner)
     ),
     # Each role has one session in the table: there is no other one to end.
     "sheets:sessions_end": entry(
