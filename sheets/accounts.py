@@ -110,11 +110,19 @@ def confirm_email(*, user: AbstractBaseUser, token: str) -> str:
 
 
 def remember_session(user: AbstractBaseUser, session: SessionBase) -> None:
-    """Called on each login: the session joins the user's list."""
+    """Called on each login: the session joins the user's list, and the ones that expired or
+    were cleared since (``clearsessions``) leave it."""
     if session.session_key:
         LoginSession.objects.update_or_create(
             session_key=session.session_key, defaults={"user": user}
         )
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    gone = [
+        key
+        for key in LoginSession.objects.filter(user=user).values_list("session_key", flat=True)
+        if key != session.session_key and not store.exists(key)
+    ]
+    LoginSession.objects.filter(session_key__in=gone).delete()
 
 
 def forget_session(session: SessionBase) -> None:

@@ -215,3 +215,14 @@ def test_the_account_page_is_for_its_user_only(client):
     page = client.get(reverse("sheets:account"))
     assert page.status_code == 200
     assert "Log out everywhere else" in page.text
+
+
+def test_sessions_cleared_meanwhile_leave_the_list():
+    from django.contrib.sessions.models import Session
+
+    user = make_user("ann")
+    logged_in()
+    Session.objects.all().delete()  # expired, and cleared by clearsessions
+    client = logged_in()
+    assert user.login_sessions.count() == 1
+    assert "No other session of yours is known" in client.get(reverse("sheets:account")).text
