@@ -28,6 +28,18 @@ def test_a_scanned_join_link_signs_up_joins_and_opens_a_sheet(live_server, brows
     expect(page.get_by_text("Log in, or sign up, to join the campaign.")).to_be_visible()
     check_page(page, WIDTH)
 
+    # A forgotten password starts from here too; its pages are as clean.
+    page.get_by_role("link", name="Forgot your password?").click()
+    expect(page.get_by_role("heading", name="Forgotten password")).to_be_visible()
+    check_page(page, WIDTH)
+    page.get_by_label("Email").fill("nobody@example.org")
+    page.get_by_role("button", name="Mail me a link").click()
+    expect(page.get_by_role("heading", name="Check your mail")).to_be_visible()
+    check_page(page, WIDTH)
+    page.go_back()
+    page.go_back()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+
     page.get_by_role("link", name="Sign up", exact=True).last.click()
     expect(page.get_by_role("heading", name="Create an account")).to_be_visible()
     expect(page.get_by_text("joins the campaign as soon as it is created")).to_be_visible()
