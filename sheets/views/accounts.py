@@ -15,6 +15,7 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from sheets import accounts, services
@@ -40,8 +41,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("sheets:dashboard")
     form = SignupForm(request.POST or None)
     next_url = request.POST.get("next") or request.GET.get("next", "")
-    if not (next_url.startswith("/") and not next_url.startswith("//")):
-        next_url = ""
+    if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        next_url = ""  # only a page of this site: "//evil.example", "/\\evil.example" are not
     join_code = _join_code(next_url)
     if request.method == "POST" and form.is_valid():
         user = form.save()

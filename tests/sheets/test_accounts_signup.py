@@ -95,3 +95,14 @@ def test_the_pages_use_the_sites_card_layout(client):
         page = client.get(reverse(name)).text
         assert 'class="auth-card"' in page, name
         assert 'autocomplete="username"' in page or name == "password_reset"
+
+
+@pytest.mark.parametrize(
+    "next_url", ["//evil.example/", "/\\evil.example/", "https://evil.example/"]
+)
+def test_it_never_sends_a_new_account_off_site(client, next_url):
+    response = client.post(
+        reverse("sheets:signup"),
+        {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD, "next": next_url},
+    )
+    assert response["Location"] == reverse("sheets:dashboard")
