@@ -209,23 +209,31 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Outgoing mail: password resets and address confirmations. Without EMAIL_HOST the mail is
-# printed on the console (a laptop, `make run`); with it, SMTP, with STARTTLS unless told
-# otherwise (docs/deploy.md). Mail is sent by the task worker, so a reset page answers as fast
-# for an address we know as for one we do not.
-_email_host = os.environ.get("EMAIL_HOST", "")
+# Outgoing mail: password resets and address confirmations. On a laptop (DEBUG on) without
+# EMAIL_HOST the mail is printed on the console (`make run`); a deployment sends through SMTP:
+# EMAIL_HOST, or else the machine's own mail server on localhost:25. STARTTLS unless the host
+# is the local one or told otherwise (docs/deploy.md). Mail is sent by the task worker, so a
+# reset page never waits on the mail server.
+_email_host = os.environ.get("EMAIL_HOST", "" if DEBUG else "localhost")
 if _email_host:
     _email_ssl = env_bool("EMAIL_USE_SSL", False)
+    _email_tls = env_bool(
+        "EMAIL_USE_TLS", not _email_ssl and _email_host not in ("localhost", "127.0.0.1", "::1")
+    )
     MAILERS = {
         "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
                 "host": _email_host,
-                "port": int(os.environ.get("EMAIL_PORT", "465" if _email_ssl else "587")),
+                "port": int(
+                    os.environ.get(
+                        "EMAIL_PORT", "465" if _email_ssl else "587" if _email_tls else "25"
+                    )
+                ),
                 "username": os.environ.get("EMAIL_HOST_USER", ""),
                 "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
                 "use_ssl": _email_ssl,
-                "use_tls": env_bool("EMAIL_USE_TLS", not _email_ssl),
+                "use_tls": _email_tls,
                 "timeout": int(os.environ.get("EMAIL_TIMEOUT", "10")),
             },
         }

@@ -4,11 +4,13 @@ real SMTP server on localhost (aiosmtpd, in the test process)."""
 from __future__ import annotations
 
 import re
+import runpy
 import socket
 import threading
 from datetime import timedelta
 from email import message_from_bytes
 from email.message import Message
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -237,3 +239,36 @@ def test_it_refuses_a_weak_new_password_with_the_validators_words(smtp):
     assert response.status_code == 200
     assert "This password is too short" in response.text
     assert "This password is entirely numeric" in response.text
+
+
+def mail_settings(monkeypatch: Any, **env: str) -> dict[str, Any]:
+    """config/settings.py's MAILERS for this environment (read afresh, nothing installed)."""
+    for name in ("EMAIL_HOST", "EMAIL_PORT", "EMAIL_USE_TLS", "EMAIL_USE_SSL", "DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SECRET_KEY", "x" * 50)
+    monkeypatch.setenv("ALLOWED_HOSTS", "omg.example")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    path = Path(__file__).resolve().parents[2] / "config" / "settings.py"
+    mailers: dict[str, Any] = runpy.run_path(str(path))["MAILERS"]["default"]
+    return mailers
+
+
+def test_a_laptop_prints_mail_on_the_console(monkeypatch):
+    assert mail_settings(monkeypatch, DEBUG="1")["BACKEND"].endswith("console.EmailBackend")
+
+
+def test_a_deployment_sends_mail_by_smtp(monkeypatch):
+    local = mail_settings(monkeypatch, DEBUG="0")
+    assert local["BACKEND"].endswith("smtp.EmailBackend")
+    options = local["OPTIONS"]
+    assert (options["host"], options["port"], options["use_tls"]) == ("localhost", 25, False)
+    relay = mail_settings(monkeypatch, DEBUG="0", EMAIL_HOST="smtp.example.org")["OPTIONS"]
+    assert (relay["host"], relay["port"], relay["use_tls"], relay["use_ssl"]) == (
+        "smtp.example.org",
+        587,
+        True,
+        False,
+    )
+    ssl = mail_settings(monkeypatch, EMAIL_HOST="smtp.example.org", EMAIL_USE_SSL="1")["OPTIONS"]
+    assert (ssl["port"], ssl["use_tls"], ssl["use_ssl"]) == (465, False, True)
