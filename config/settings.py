@@ -99,6 +99,7 @@ MIDDLEWARE = [
     "config.api_errors.JsonNotFoundMiddleware",
     # After authentication (they need request.user); see docs/security.md.
     "config.throttling.LoginThrottleMiddleware",
+    "config.throttling.PasswordResetThrottleMiddleware",
     "config.idempotency.IdempotencyMiddleware",
 ]
 
@@ -246,6 +247,41 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Outgoing mail: password resets and address confirmations. On a laptop (DEBUG on) without
+# EMAIL_HOST the mail is printed on the console (`make run`); a deployment sends through SMTP:
+# EMAIL_HOST, or else the machine's own mail server on localhost:25. STARTTLS unless the host
+# is the local one or told otherwise (docs/deploy.md). Mail is sent by the task worker, so a
+# reset page never waits on the mail server.
+_email_host = os.environ.get("EMAIL_HOST", "" if DEBUG else "localhost")
+if _email_host:
+    _email_ssl = env_bool("EMAIL_USE_SSL", False)
+    _email_tls = env_bool(
+        "EMAIL_USE_TLS", not _email_ssl and _email_host not in ("localhost", "127.0.0.1", "::1")
+    )
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": _email_host,
+                "port": int(
+                    os.environ.get(
+                        "EMAIL_PORT", "465" if _email_ssl else "587" if _email_tls else "25"
+                    )
+                ),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_ssl": _email_ssl,
+                "use_tls": _email_tls,
+                "timeout": int(os.environ.get("EMAIL_TIMEOUT", "10")),
+            },
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "OMG Table <noreply@localhost>")
+# A password reset link works once (the password it resets changes) and for this long.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", str(60 * 60)))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "sheets:dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -286,6 +322,8 @@ REST_FRAMEWORK = {
         "rules_anon": os.environ.get("THROTTLE_RULES_ANON", "120/min"),
         "rules_user": os.environ.get("THROTTLE_RULES_USER", "600/min"),
         "login": os.environ.get("THROTTLE_LOGIN", "10/min"),
+        # Requests for a reset mail, per address asked for and per client (config/throttling.py).
+        "password_reset": os.environ.get("THROTTLE_PASSWORD_RESET", "5/hour"),
     },
     # DRF's own reading of X-Forwarded-For is off (0: REMOTE_ADDR); the project's throttles
     # find the client through TRUSTED_PROXIES (config/throttling.py, client_ident).

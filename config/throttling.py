@@ -39,6 +39,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -200,3 +201,50 @@ def _buckets(request: HttpRequest) -> list[str]:
         # Hashed: the cache key stays short and free of whatever was typed.
         buckets.append("user:" + hashlib.sha256(username.encode()).hexdigest()[:32])
     return buckets
+
+
+RESET_SCOPE = "password_reset"
+
+
+class _ResetRate(SimpleRateThrottle):
+    """Only to read the rate in DRF's notation ("5/hour")."""
+
+    scope = RESET_SCOPE
+
+
+class PasswordResetThrottleMiddleware:
+    """Answers 429 to a request for a password reset mail once the client or the address asked
+    for (whether or not an account has it) is over the ``password_reset`` rate
+    (``THROTTLE_PASSWORD_RESET``, 5/hour): nobody floods a mailbox or probes addresses fast.
+    Every request counts, as each one may send a mail; the counters are the login throttle's."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method != "POST" or request.path != reverse("password_reset"):
+            return self.get_response(request)
+        limit, window = _ResetRate().parse_rate(
+            api_settings.DEFAULT_THROTTLE_RATES.get(RESET_SCOPE)
+        )
+        if limit is None or window is None:
+            return self.get_response(request)
+        now = time.time()
+        email = request.POST.get("email", "").strip().casefold()
+        buckets = [f"{RESET_SCOPE}:ip:{client_ident(request)}"]
+        if email:
+            digest = hashlib.sha256(email.encode()).hexdigest()[:32]
+            buckets.append(f"{RESET_SCOPE}:email:{digest}")
+        try:
+            waits = [w for b in buckets if (w := _hit(b, limit, window, now)) is not None]
+        except CACHE_ERRORS as exc:
+            cache_unavailable(exc)
+            return self.get_response(request)
+        if not waits:
+            return self.get_response(request)
+        seconds = max(1, math.ceil(max(waits)))
+        response = render(
+            request, "registration/password_reset_throttled.html", {"wait": seconds}, status=429
+        )
+        response["Retry-After"] = str(seconds)
+        return response

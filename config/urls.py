@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from config import health
+from config import export, health
+from sheets.views import accounts
 
 # An exhausted database pool met before the view is a 503 too (config/db_pool.py).
 handler500 = "config.db_pool.server_error"
@@ -17,7 +19,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/",
-        auth_views.PasswordChangeView.as_view(),
+        accounts.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(
@@ -25,6 +27,25 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    path("accounts/password/reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(
+            extra_context={"timeout_minutes": settings.PASSWORD_RESET_TIMEOUT // 60}
+        ),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password/reset/<uidb64>/<token>/",
+        accounts.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+    path("account/export/", export.account_export, name="account_export"),
     path("api/", include(("config.api_urls", "api"))),
     path("healthz", health.healthz, name="healthz"),
     path("dice/", include("rules.urls")),

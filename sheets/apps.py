@@ -8,4 +8,7 @@ class SheetsConfig(AppConfig):
     verbose_name = "Campaigns and character sheets"
 
     def ready(self) -> None:
-        from sheets import schema  # noqa: F401  registers the OpenAPI auth extension
+        from sheets import (
+            accounts,  # noqa: F401  remembers who logs in with which session
+            schema,  # noqa: F401  registers the OpenAPI auth extension
+        )

@@ -1,17 +1,122 @@
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django import forms
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404
+from django.template.loader import render_to_string
 
 from sheets.models import APTITUDE_FIELDS, ApiToken, Campaign, Character
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
+    """A username and a password; an email address if you like, for a forgotten password."""
+
+    email = forms.EmailField(
+        required=False,
+        label="Email (optional)",
+        help_text="Only to reset a forgotten password. We mail you a link to confirm it first.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    field_order = ["username", "email", "password1", "password2"]
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].widget.attrs.update(
+            {"autocomplete": "username", "autocapitalize": "none"}
+        )
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label="Email address",
+        help_text="We mail a link to this address; it is used once you follow it.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's, with the mail sent by the task worker: the page answers in the same time
+    whether or not an account has the address."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        from sheets.accounts import send_mail
+
+        subject = "".join(render_to_string(subject_template_name, context).splitlines())
+        body = render_to_string(email_template_name, context)
+        send_mail.enqueue(subject=subject, body=body, to=to_email)
+
+
+class DeleteAccountForm(forms.Form):
+    """Leaving for good: your password, what becomes of your characters in other people's
+    campaigns, and the name of each campaign you run, typed out (they go too)."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        error_messages={"required": "Type your password: it proves the account is yours."},
+    )
+    characters = forms.ChoiceField(
+        label="Your characters in other people's campaigns",
+        choices=[
+            ("give", "Leave them to the campaign's GM (marked as a former player's)"),
+            ("delete", "Delete them"),
+        ],
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose what becomes of your characters."},
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        user: Any,
+        characters: Collection[Character],
+        campaigns: Collection[Campaign],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.campaigns = list(campaigns)
+        if not characters:
+            del self.fields["characters"]
+        for campaign in self.campaigns:
+            self.fields[f"campaign_{campaign.pk}"] = forms.CharField(
+                label=f"Type “{campaign.name}” to delete it with its fights",
+                strip=True,
+                error_messages={"required": f"Type “{campaign.name}” to delete it."},
+                widget=forms.TextInput(attrs={"autocomplete": "off"}),
+            )
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        for campaign in self.campaigns:
+            field = f"campaign_{campaign.pk}"
+            typed = cleaned.get(field)
+            if typed is not None and typed != campaign.name.strip():
+                self.add_error(field, f"That is not the name: type “{campaign.name}” exactly.")
+        return cleaned
 
 
 class CampaignForm(forms.ModelForm):  # type: ignore[type-arg]

@@ -141,6 +141,40 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
+class CampaignHandover(models.Model):
+    """A GM's offer to hand their campaign to one of its players; it stands until that player
+    accepts or declines, or the GM withdraws it (sheets/accounts.py)."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="handover")
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="handovers_offered"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} -> {self.to_user_id}"
+
+
+class LoginSession(models.Model):
+    """A session someone logged in with, so that they can end the others ("log out
+    everywhere else") whatever the session engine (sheets/accounts.py)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="login_sessions"
+    )
+    session_key = models.CharField(max_length=40, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.session_key[:6]}…"
+
+
 # --- Character sheets -----------------------------------------------------------------------
 
 ARMOR_CHOICES = tuple((a.name, f"{a.name} (ARM {a.arm})") for a in ARMORS)
@@ -244,6 +278,11 @@ class Character(models.Model):
         editable=False,
         related_name="copies",
         help_text="The NPC this fight copy was made from.",
+    )
+    left_by_player = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Its player deleted their account and left it to the GM.",
     )
     fight_only = models.BooleanField(
         default=False,

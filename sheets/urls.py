@@ -27,6 +27,13 @@ urlpatterns = [
         campaigns.campaign_remove_player,
         name="campaign_remove_player",
     ),
+    path("account/", accounts.account, name="account"),
+    path("account/email/<str:token>/", accounts.email_confirm, name="email_confirm"),
+    path("account/delete/", accounts.account_delete, name="account_delete"),
+    path("campaigns/<int:pk>/handover/", accounts.campaign_handover, name="campaign_handover"),
+    path("handovers/<int:pk>/accept/", accounts.handover_accept, name="handover_accept"),
+    path("handovers/<int:pk>/decline/", accounts.handover_decline, name="handover_decline"),
+    path("account/sessions/end/", accounts.sessions_end, name="sessions_end"),
     path("account/tokens/", accounts.token_list, name="token_list"),
     path("account/tokens/<int:pk>/revoke/", accounts.token_revoke, name="token_revoke"),
 ]

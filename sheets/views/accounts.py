@@ -1,17 +1,33 @@
-"""Pages of one's own: the welcome page, signing up, the dashboard, API tokens."""
+"""Pages of one's own: the welcome page, signing up, the dashboard, the account page (email,
+sessions, password reset), API tokens."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse, reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from sheets.forms import ApiTokenForm, SignupForm
-from sheets.models import ApiToken, Campaign, Character
+from sheets import accounts, services
+from sheets.access import get_campaign_for_user
+from sheets.forms import (
+    ApiTokenForm,
+    DeleteAccountForm,
+    EmailForm,
+    PasswordResetForm,
+    SignupForm,
+)
+from sheets.models import ApiToken, Campaign, CampaignHandover, Character
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -25,14 +41,40 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("sheets:dashboard")
     form = SignupForm(request.POST or None)
     next_url = request.POST.get("next") or request.GET.get("next", "")
+    if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        next_url = ""  # only a page of this site: "//evil.example", "/\\evil.example" are not
+    join_code = _join_code(next_url)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}!")
-        if next_url.startswith("/") and not next_url.startswith("//"):
-            return redirect(next_url)
-        return redirect("sheets:dashboard")
-    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+        if email := form.cleaned_data.get("email"):
+            accounts.send_email_confirmation(request, user, email)
+            messages.info(request, f"We mailed a link to {email}: follow it to confirm it.")
+        if join_code:
+            # A scanned join link ends in the campaign: signing up was the click that joins.
+            try:
+                campaign, _ = services.join_campaign(user=user, code=join_code)
+            except ValidationError:
+                return redirect(next_url)  # the join page says what is wrong with the code
+            messages.success(request, f"You joined “{campaign.name}”.")
+            return redirect(campaign)
+        return redirect(next_url or "sheets:dashboard")
+    return render(
+        request,
+        "registration/signup.html",
+        {"form": form, "next": next_url, "joining": bool(join_code)},
+    )
+
+
+def _join_code(next_url: str) -> str:
+    """The code of a join link (``/campaigns/join/?code=...``) that ``next`` points to."""
+    parts = urlsplit(next_url)
+    if parts.path != reverse("sheets:campaign_join"):
+        return ""
+    return parse_qs(parts.query).get("code", [""])[0]
 
 
 @login_required
@@ -51,6 +93,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "characters": Character.objects.filter(owner=request.user, is_npc=False)
             .visible_to(request.user)
             .select_related("campaign"),
+            "offers": CampaignHandover.objects.filter(to_user=request.user).select_related(
+                "campaign__gm"
+            ),
         },
     )
 
@@ -84,3 +129,164 @@ def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
         )
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("sheets:token_list")
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """Your account: the email address (confirmed by a link), sessions, password, data."""
+    form = EmailForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        email = form.cleaned_data["email"]
+        accounts.send_email_confirmation(request, request.user, email)
+        messages.info(
+            request, f"We mailed a link to {email}: it becomes your address once you follow it."
+        )
+        return redirect("sheets:account")
+    sessions = request.user.login_sessions.count()  # type: ignore[union-attr]
+    offers = CampaignHandover.objects.filter(to_user=request.user).select_related("campaign__gm")
+    return render(
+        request,
+        "registration/account.html",
+        {"email_form": form, "other_sessions": max(0, sessions - 1), "offers": offers},
+    )
+
+
+@login_required
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new address. Opening it only shows a button: mail scanners that
+    fetch every link must not confirm an address on their own."""
+    error = None
+    if request.method == "POST":
+        try:
+            email = accounts.confirm_email(user=request.user, token=token)
+        except accounts.EmailLinkError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"{email} is now your address.")
+            return redirect("sheets:account")
+    status = 400 if error else 200
+    return render(request, "registration/email_confirm.html", {"error": error}, status=status)
+
+
+@login_required
+@require_POST
+def sessions_end(request: HttpRequest) -> HttpResponse:
+    """Log out everywhere else: every other session of yours ends now."""
+    ended = accounts.end_other_sessions(request.user, keep=request.session)
+    messages.success(
+        request, f"Logged out everywhere else ({ended} other session{'s' * (ended != 1)})."
+    )
+    return redirect("sheets:account")
+
+
+@login_required
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Leave for good: password, the fate of your characters elsewhere, and the names of the
+    campaigns you run typed out. Then everything of yours is gone and you are logged out."""
+    user = request.user
+    characters = list(accounts.characters_elsewhere(user))
+    campaigns = list(
+        Campaign.objects.filter(gm=user)
+        .annotate(
+            fights=Count("encounters", distinct=True),
+            player_count=Count("memberships", distinct=True),
+        )
+        .order_by("name", "pk")
+    )
+    form = DeleteAccountForm(
+        request.POST or None, user=user, characters=characters, campaigns=campaigns
+    )
+    if request.method == "POST" and form.is_valid():
+        name = user.get_username()
+        accounts.delete_account(user=user, characters=form.cleaned_data.get("characters", "give"))
+        logout(request)
+        messages.success(request, f"The account “{name}” and everything it owned are deleted.")
+        return redirect("sheets:home")
+    return render(
+        request,
+        "registration/account_delete.html",
+        {"form": form, "characters": characters, "campaigns": campaigns},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+@require_POST
+def campaign_handover(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM offers the campaign to one of its players (an empty choice withdraws it)."""
+    campaign = get_campaign_for_user(request, pk, write=True)
+    raw = request.POST.get("player", "")
+    try:
+        to_user_id = int(raw) if raw else None
+    except ValueError:
+        to_user_id = -1  # refused below like any non-player
+    try:
+        handover = accounts.offer_campaign(campaign=campaign, to_user_id=to_user_id)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("sheets:account_delete")
+    if handover is None:
+        messages.info(request, f"“{campaign.name}” is no longer offered to anyone.")
+    else:
+        messages.success(
+            request,
+            f"“{campaign.name}” is offered to {handover.to_user.get_username()}: it becomes "
+            "theirs when they accept it on their account page.",
+        )
+    return redirect("sheets:account_delete")
+
+
+@login_required
+@require_POST
+def handover_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    handover = get_object_or_404(CampaignHandover, pk=pk, to_user=request.user)
+    try:
+        campaign = accounts.accept_handover(handover=handover, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("sheets:account")
+    messages.success(request, f"You now run “{campaign.name}”.")
+    return redirect(campaign)
+
+
+@login_required
+@require_POST
+def handover_decline(request: HttpRequest, pk: int) -> HttpResponse:
+    handover = get_object_or_404(
+        CampaignHandover.objects.select_related("campaign"), pk=pk, to_user=request.user
+    )
+    handover.delete()
+    messages.info(request, f"You declined to run “{handover.campaign.name}”.")
+    return redirect("sheets:account")
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's, restyled; throttled per client and per address asked for by
+    config.throttling.PasswordResetThrottleMiddleware."""
+
+    form_class = PasswordResetForm
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.txt"
+    subject_template_name = "registration/password_reset_subject.txt"
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's; a new password also ends every session of the account (a thief's too)."""
+
+    success_url = reverse_lazy("password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        accounts.end_other_sessions(form.user, keep=None)
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's; the other sessions end (this one stays logged in)."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        # Django gave this session a new key (update_session_auth_hash): it is the one kept.
+        accounts.end_other_sessions(form.user, keep=self.request.session)
+        accounts.remember_session(form.user, self.request.session)
+        return response

@@ -42,6 +42,7 @@ from django.utils import timezone
 
 from combat import services as combat
 from combat.models import Declaration, Encounter, Participant
+from sheets.accounts import email_token
 from sheets.models import ApiToken, Campaign, Character
 from sheets.services import create_character, remove_player
 from tests.combat.conftest import make_thug, make_ysolde
@@ -427,6 +428,13 @@ def no_such_object(w: World) -> dict[str, Any]:
     return {"pk": 999_999}
 
 
+def handover_to_owner(w: World) -> dict[str, Any]:
+    """The GM has offered the Sunken Keep to the owner."""
+    from sheets.models import CampaignHandover
+
+    return {"pk": CampaignHandover.objects.create(campaign=w.campaign, to_user=w.owner).pk}
+
+
 NEW_PASSWORD = "another-horse-battery-9"
 FIGHTER = {"foc": 2, "spd": 2, "skl": 2, "vgr": 2, "nrv": 2, "chr": 2, "svy": 2}
 NPC_FORM = {
@@ -508,6 +516,64 @@ MATRIX: dict[str, Entry] = {
         ),
     ),
     "password_change_done": entry(nowhere, get=Rule(LOGGED_IN)),
+    # Anyone may ask for a reset mail; the answer is the same whoever asks, for any address.
+    "password_reset": entry(
+        nowhere, get=Rule(PUBLIC), post=Rule(PUBLIC_SAME, body={"email": "owner@example.org"})
+    ),
+    "password_reset_done": entry(nowhere, get=Rule(PUBLIC)),
+    # A wrong link: the page that says so, to everyone, and nothing changes.
+    "password_reset_confirm": entry(
+        lambda w: {"uidb64": "MQ", "token": "wrong-token"},
+        get=Rule(PUBLIC_SAME),
+        post=Rule(PUBLIC_SAME, body={"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}),
+    ),
+    "password_reset_complete": entry(nowhere, get=Rule(PUBLIC)),
+    "sheets:account": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        # Mails a link; nothing is stored until it is followed.
+        post=Rule(
+            who(outsider=SAME, player=SAME, owner=SAME, gm=SAME, other_gm=SAME),
+            body={"email": "new@example.org"},
+        ),
+    ),
+    # The owner's link: only the owner's account takes the address.
+    "sheets:email_confirm": entry(
+        lambda w: {"token": email_token(w.owner, "owner@example.org")},
+        get=Rule(LOGGED_IN),
+        post=Rule(who(outsider=400, player=400, owner=OK, gm=400, other_gm=400)),
+    ),
+    # Only ever one's own data.
+    "account_export": entry(nowhere, get=Rule(LOGGED_IN)),
+    # Only ever one's own account; the campaigns one runs are confirmed by name.
+    "sheets:account_delete": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        post=Rule(
+            LOGGED_IN,
+            body=lambda w: {
+                "password": PASSWORD,
+                "characters": "give",
+                f"campaign_{w.campaign.pk}": w.campaign.name,
+                f"campaign_{w.elsewhere.pk}": w.elsewhere.name,
+            },
+        ),
+    ),
+    # The GM offers the campaign to a player; only that player answers the offer.
+    "sheets:campaign_handover": entry(
+        campaign, post=Rule(GM, body=lambda w: {"player": w.owner.pk})
+    ),
+    "sheets:handover_accept": entry(
+        no_such_object, post=Rule(who(player=404, owner=OK, gm=404), setup=handover_to_owner)
+    ),
+    "sheets:handover_decline": entry(
+        no_such_object, post=Rule(who(player=404, owner=OK, gm=404), setup=handover_to_owner)
+    ),
+    # Each role has one session in the table: there is no other one to end.
+    "sheets:sessions_end": entry(
+        nowhere,
+        post=Rule(who(outsider=SAME, player=SAME, owner=SAME, gm=SAME, other_gm=SAME)),
+    ),
     "healthz": entry(nowhere, get=Rule(PUBLIC)),
     "sheets:home": entry(nowhere, get=Rule(PUBLIC)),
     "sheets:signup": entry(
