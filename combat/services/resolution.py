@@ -201,6 +201,17 @@ def _apply_resolution(
         result["wounds"] = _wound(rows, ch, t_p, zone, [m.hit.damage], m.hit.armor_wear)
     if m.stamina_test:
         ch.set(t_p, "stamina_due", True)
+    # The declared defense's own effect, as against a strike (docs/rules.md, "Maneuvers").
+    if weapon is not None and m.weapon_wear:
+        ch.set(weapon, "dmg", m.weapon_dmg_after)
+    if m.counterattack:
+        ch.set(t_p, "counterattacks", min(t_p.counterattacks + 1, MAX_COUNTERATTACKS))
+    result.update(
+        counterattack=m.counterattack,
+        weapon_wear=m.weapon_wear if weapon is not None else 0,
+        weapon_dmg_after=m.weapon_dmg_after if weapon is not None else None,
+        weapon_destroyed=m.weapon_destroyed and weapon is not None,
+    )
     _epic(rows, ch, a, MELEE_COMBAT, m.check)
     label = m.check.degree.label + (f" ({m.check.abbr})" if m.check.abbr else "")
     against = "Focus" if kind is omg.Maneuver.FEINT else decl.defense
@@ -216,6 +227,14 @@ def _apply_resolution(
             text += f" Shoved {m.shove_yards} yd."
         if m.condition is omg.Condition.DISARMED:
             text += _declared_without(t_p)
+    if weapon is not None and m.weapon_wear:
+        text += (
+            f" {weapon.name} destroyed." if m.weapon_destroyed else f" {weapon.name} loses 1 DMG."
+        )
+    if m.counterattack:
+        text += f" {t.name} gains a counterattack."
+    if feinted:
+        text += " The feint left no Melee defense."
     outcome = f"{t.name} is {m.condition.value}." if m.condition else "no effect."
     return result, text, f"{a.name} tries to {kind.value} {t.name}: {outcome}"
 
