@@ -17,6 +17,7 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
+    _is_gm,
     _lock,
     _log,
     _participant,
@@ -314,20 +315,28 @@ def stamina_check(
     actor: User,
     roll: int | None = None,
     rng: random.Random | None = None,
-    difficulty: int = STAMINA_DIF,
+    difficulty: int | None = None,
 ) -> CombatLogEntry:
     """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
     when one is due: a second press (or a test nothing called for) is refused with
-    CombatConflict, so one wound never gets two rolls."""
+    CombatConflict, so one wound never gets two rolls. ``difficulty`` is the GM's DIF
+    (5..50; RULES.md, "Wounds"), Moderate 20 when not given; only the GM may give one
+    (CombatError naming ``difficulty`` otherwise)."""
     value, physical = _roll(roll, rng)
-    if not omg.DIF_MIN <= difficulty <= omg.DIF_MAX:
-        raise CombatError("The difficulty is a number from 5 to 50.")
+    dif = _stamina_dif(difficulty)
     with transaction.atomic():
         rows = _lock(participant.encounter_id)
         p = _participant(rows, participant.pk)
         rows = _lock(participant.encounter_id, characters={p.character_id})
         p = rows.participants[p.pk]
         _require_control(rows, p, actor)
+        if difficulty is not None and not _is_gm(rows, actor):
+            raise CombatError(
+                "Only the GM sets the Stamina test's difficulty: leave it out for Moderate 20, "
+                "or let the GM roll the test.",
+                fields=("difficulty",),
+                explains=True,
+            )
         _require_not_over(rows.encounter)
         if not p.stamina_due:
             raise CombatConflict(
@@ -335,12 +344,13 @@ def stamina_check(
                 "already rolled."
             )
         c = p.character
-        result = omg.stamina_test(c.nrv + c.vgr, difficulty, value)
+        result = omg.stamina_test(c.nrv + c.vgr, dif, value)
         ch = Changes()
         ch.set(p, "stamina_due", False)
         if not result.success and p.state == Participant.State.ACTIVE:
             ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
         verdict = "stays conscious" if result.success else "is knocked out"
+        against = stamina_dif_label(dif)
         return _log(
             rows,
             Kind.STAMINA,
@@ -350,10 +360,34 @@ def stamina_check(
             involves=(p,),
             roll=value,
             physical=physical,
-            text=f"{p.name}'s Stamina test {result.pvd}, rolled {value}: {verdict}.",
-            public_text=f"{p.name}'s Stamina test: {verdict}.",
+            text=f"{p.name}'s Stamina test against {against}, {result.pvd}, rolled {value}: "
+            f"{verdict}.",
+            public_text=f"{p.name}'s Stamina test against {against}: {verdict}.",
             result=result.as_dict(),
         )
+
+
+def _stamina_dif(difficulty: object) -> int:
+    if difficulty is None:
+        return STAMINA_DIF
+    if (
+        isinstance(difficulty, bool)
+        or not isinstance(difficulty, int)
+        or not omg.DIF_MIN <= difficulty <= omg.DIF_MAX
+    ):
+        raise CombatError(
+            f"The difficulty is a whole number from {omg.DIF_MIN} to {omg.DIF_MAX} "
+            "(Casual 10, Moderate 20, Ambitious 30, Formidable 40, Supreme 50).",
+            fields=("difficulty",),
+            explains=True,
+        )
+    return difficulty
+
+
+def stamina_dif_label(dif: int) -> str:
+    """``"Ambitious 30"``, or ``"DIF 25"`` between the GM's categories."""
+    name = omg.difficulty_category(dif)
+    return f"{name} {dif}" if name else f"DIF {dif}"
 
 
 def _require_not_over(encounter: Encounter) -> None:
