@@ -69,7 +69,9 @@ KINDS: dict[str, Kind] = {
             help="spends the next round retrieving the weapon",
         ),
         Kind("shoved", "Shoved", "move-right", ROUND, help="pushed back this round"),
-        Kind("feinted", "Feinted", "eye", ROUND, help="the feinter's next strike this round"),
+        Kind(
+            "feinted", "Feinted", "eye", ROUND, help="the feinter's next attack on them this round"
+        ),
     )
 }
 #: The names players and the API may use for built-ins, and the built-in each means.

@@ -831,9 +831,17 @@ def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> H
         lambda: services.stamina_check(
             participant=_participant(encounter, participant_pk),
             roll=_int(request.POST, "roll", required=False),
+            difficulty=_stamina_difficulty(request.POST),
             actor=request.user,
         ),
     )
+
+
+def _stamina_difficulty(data: QueryDict) -> int | None:
+    """The GM's DIF from the Stamina form: a number typed in wins over the category picked;
+    neither (a player's form has no such fields) leaves the default, Moderate 20."""
+    typed = _int(data, "difficulty_number", required=False)
+    return typed if typed is not None else _int(data, "difficulty", required=False)
 
 
 @login_required

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, viewsets
+from rest_framework import mixins, permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import services
-from combat.api.base import _responses, _run
+from combat.api.base import NotAllowedNow, _responses, _run
 from combat.api.serializers import (
     LogEntrySerializer,
     ParticipantSerializer,
     ParticipantUpdateSerializer,
-    RollSerializer,
+    StaminaSerializer,
 )
 from combat.models import (
     Encounter,
@@ -50,17 +50,28 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  #
         )
         return Response(LogEntrySerializer(entry, context={"request": request}).data)
 
-    @extend_schema(request=RollSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=StaminaSerializer, responses=_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def stamina(self, request: Request, pk: str) -> Response:
-        """The Stamina test a grievous wound or a stun calls for (failure: unconscious)."""
+        """The Stamina test a grievous wound or a stun calls for (failure: unconscious),
+        against the GM's ``difficulty`` (Moderate 20 when left out)."""
         participant = self.get_object()
-        body = RollSerializer(data=request.data)
+        body = StaminaSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = _run(
-            services.stamina_check,
-            participant=participant,
-            roll=body.validated_data.get("roll"),
-            actor=request.user,
-        )
+        try:
+            entry = _run(
+                services.stamina_check,
+                participant=participant,
+                roll=body.validated_data.get("roll"),
+                difficulty=body.validated_data.get("difficulty"),
+                actor=request.user,
+            )
+        except NotAllowedNow as exc:
+            # A field at fault (a player naming a difficulty) is a 400 that names it.
+            cause = exc.__cause__
+            if isinstance(cause, services.CombatError) and cause.fields:
+                raise serializers.ValidationError(
+                    {name: [str(cause)] for name in cause.fields}
+                ) from cause
+            raise
         return Response(LogEntrySerializer(entry, context={"request": request}).data)

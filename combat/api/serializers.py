@@ -392,6 +392,20 @@ class RollSerializer(fields.StrictSerializer):
     )
 
 
+class StaminaSerializer(RollSerializer):
+    difficulty = fields.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=omg.DIF_MIN,
+        max_value=omg.DIF_MAX,
+        help_text=(
+            "The GM's DIF for the test: a Difficulty Category (Casual 10, Moderate 20, "
+            "Ambitious 30, Formidable 40, Supreme 50) or any whole number from 5 to 50; "
+            "omit (or null) for Moderate 20. Only the GM may set it."
+        ),
+    )
+
+
 class StrikeSerializer(DeclareSerializer):
     """A whole strike: the declaration, the target's defense and the attacker's d100."""
 

@@ -352,8 +352,11 @@ def _weight(c: Character) -> int:
 
 
 def _feinted(decl: Declaration, a: Participant, t: Participant, round_: int) -> bool:
-    """The attacker's feint on this target in this round strips its Melee Combat
-    (docs/rules.md, "Maneuvers")."""
+    """The attacker's feint on this target in this round strips its Melee Combat from the
+    attacker's next attack on it, a strike or a maneuver; another feint meets FOC + Melee in
+    full and leaves the first waiting (docs/rules.md, "Maneuvers")."""
+    if decl.action == omg.Maneuver.FEINT:
+        return False
     info = t.conditions.get(omg.Condition.FEINTED.value)
     return bool(info) and info.get("by") == a.pk and info.get("round") == round_
 

@@ -17,6 +17,7 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
+    _is_gm,
     _lock,
     _log,
     _participant,
@@ -201,6 +202,17 @@ def _apply_resolution(
         result["wounds"] = _wound(rows, ch, t_p, zone, [m.hit.damage], m.hit.armor_wear)
     if m.stamina_test:
         ch.set(t_p, "stamina_due", True)
+    # The declared defense's own effect, as against a strike (docs/rules.md, "Maneuvers").
+    if weapon is not None and m.weapon_wear:
+        ch.set(weapon, "dmg", m.weapon_dmg_after)
+    if m.counterattack:
+        ch.set(t_p, "counterattacks", min(t_p.counterattacks + 1, MAX_COUNTERATTACKS))
+    result.update(
+        counterattack=m.counterattack,
+        weapon_wear=m.weapon_wear if weapon is not None else 0,
+        weapon_dmg_after=m.weapon_dmg_after if weapon is not None else None,
+        weapon_destroyed=m.weapon_destroyed and weapon is not None,
+    )
     _epic(rows, ch, a, MELEE_COMBAT, m.check)
     label = m.check.degree.label + (f" ({m.check.abbr})" if m.check.abbr else "")
     against = "Focus" if kind is omg.Maneuver.FEINT else decl.defense
@@ -216,6 +228,14 @@ def _apply_resolution(
             text += f" Shoved {m.shove_yards} yd."
         if m.condition is omg.Condition.DISARMED:
             text += _declared_without(t_p)
+    if weapon is not None and m.weapon_wear:
+        text += (
+            f" {weapon.name} destroyed." if m.weapon_destroyed else f" {weapon.name} loses 1 DMG."
+        )
+    if m.counterattack:
+        text += f" {t.name} gains a counterattack."
+    if feinted:
+        text += " The feint left no Melee defense."
     outcome = f"{t.name} is {m.condition.value}." if m.condition else "no effect."
     return result, text, f"{a.name} tries to {kind.value} {t.name}: {outcome}"
 
@@ -295,20 +315,28 @@ def stamina_check(
     actor: User,
     roll: int | None = None,
     rng: random.Random | None = None,
-    difficulty: int = STAMINA_DIF,
+    difficulty: int | None = None,
 ) -> CombatLogEntry:
     """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
     when one is due: a second press (or a test nothing called for) is refused with
-    CombatConflict, so one wound never gets two rolls; once the fight is over, CombatError."""
+    CombatConflict, so one wound never gets two rolls. ``difficulty`` is the GM's DIF
+    (5..50; RULES.md, "Wounds"), Moderate 20 when not given; only the GM may give one
+    (CombatError naming ``difficulty`` otherwise); once the fight is over, CombatError."""
     value, physical = _roll(roll, rng)
-    if not omg.DIF_MIN <= difficulty <= omg.DIF_MAX:
-        raise CombatError("The difficulty is a number from 5 to 50.")
+    dif = _stamina_dif(difficulty)
     with transaction.atomic():
         rows = _lock(participant.encounter_id)
         p = _participant(rows, participant.pk)
         rows = _lock(participant.encounter_id, characters={p.character_id})
         p = rows.participants[p.pk]
         _require_control(rows, p, actor)
+        if difficulty is not None and not _is_gm(rows, actor):
+            raise CombatError(
+                "Only the GM sets the Stamina test's difficulty: leave it out for Moderate 20, "
+                "or let the GM roll the test.",
+                fields=("difficulty",),
+                explains=True,
+            )
         _require_not_over(rows.encounter)
         if not p.stamina_due:
             raise CombatConflict(
@@ -316,12 +344,13 @@ def stamina_check(
                 "already rolled."
             )
         c = p.character
-        result = omg.stamina_test(c.nrv + c.vgr, difficulty, value)
+        result = omg.stamina_test(c.nrv + c.vgr, dif, value)
         ch = Changes()
         ch.set(p, "stamina_due", False)
         if not result.success and p.state == Participant.State.ACTIVE:
             ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
         verdict = "stays conscious" if result.success else "is knocked out"
+        against = stamina_dif_label(dif)
         return _log(
             rows,
             Kind.STAMINA,
@@ -331,10 +360,34 @@ def stamina_check(
             involves=(p,),
             roll=value,
             physical=physical,
-            text=f"{p.name}'s Stamina test {result.pvd}, rolled {value}: {verdict}.",
-            public_text=f"{p.name}'s Stamina test: {verdict}.",
+            text=f"{p.name}'s Stamina test against {against}, {result.pvd}, rolled {value}: "
+            f"{verdict}.",
+            public_text=f"{p.name}'s Stamina test against {against}: {verdict}.",
             result=result.as_dict(),
         )
+
+
+def _stamina_dif(difficulty: object) -> int:
+    if difficulty is None:
+        return STAMINA_DIF
+    if (
+        isinstance(difficulty, bool)
+        or not isinstance(difficulty, int)
+        or not omg.DIF_MIN <= difficulty <= omg.DIF_MAX
+    ):
+        raise CombatError(
+            f"The difficulty is a whole number from {omg.DIF_MIN} to {omg.DIF_MAX} "
+            "(Casual 10, Moderate 20, Ambitious 30, Formidable 40, Supreme 50).",
+            fields=("difficulty",),
+            explains=True,
+        )
+    return difficulty
+
+
+def stamina_dif_label(dif: int) -> str:
+    """``"Ambitious 30"``, or ``"DIF 25"`` between the GM's categories."""
+    name = omg.difficulty_category(dif)
+    return f"{name} {dif}" if name else f"DIF {dif}"
 
 
 def _require_not_over(encounter: Encounter) -> None:

@@ -9,9 +9,14 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
+from combat.services import STAMINA_DIF
+from rules.engine import omg
 from sheets import fragments
 
 register = template.Library()
+
+#: The GM's Difficulty Categories offered for a Stamina test: (name, DIF, the default?).
+STAMINA_DIFS = tuple((c.name, c.dif, c.dif == STAMINA_DIF) for c in omg.DIFFICULTY_CATEGORIES)
 
 
 def _token(context: template.Context) -> str | None:
@@ -62,6 +67,8 @@ def tracker_row(context: template.Context, row: Any, counter: int) -> SafeString
             "mine": row.mine,
             "controller": row.controller,
             "stamina_url": row.bits.stamina_url if p.stamina_due else "",
+            # The GM sets the Stamina test's DIF (docs/rules.md, "Encounters").
+            "stamina_difs": STAMINA_DIFS if is_gm and p.stamina_due else (),
             "is_gm": is_gm,
             "running": running,
             "set_turn_url": row.bits.set_turn_url if is_gm and running else "",

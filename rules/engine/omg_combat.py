@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from rules.engine import dice
 from rules.engine.errors import InvalidChoice, RulesError
@@ -442,7 +443,11 @@ class ManeuverResult:
     """The outcome of a maneuver. ``condition`` is set on the target when it took effect;
     ``too_heavy`` says a throw or shove succeeded on the dice but the target weighs at least
     twice the attacker; ``hit`` carries a stun's damage; ``stamina_test`` asks the target for
-    a Stamina test (a failed one knocks it out); ``shove_yards`` is the shove distance."""
+    a Stamina test (a failed one knocks it out); ``shove_yards`` is the shove distance.
+    The declared defense's own effect applies as against a strike (docs/rules.md,
+    "Maneuvers"): ``counterattack`` for a disciplined parry, ``weapon_wear`` (with
+    ``weapon_dmg_after`` and ``weapon_destroyed``) for a disciplined block met by a dramatic
+    failure of a maneuver made with a weapon of DMG 1 or more."""
 
     kind: Maneuver
     check: CheckResult
@@ -452,6 +457,10 @@ class ManeuverResult:
     stamina_test: bool = False
     shove_yards: int = 0
     notes: tuple[str, ...] = field(default=())
+    counterattack: bool = False
+    weapon_wear: int = 0
+    weapon_dmg_after: int = 0
+    weapon_destroyed: bool = False
 
     @property
     def success(self) -> bool:
@@ -494,6 +503,19 @@ def maneuver(
     against the declared ``defense`` mode with its aptitude. Throw and shove need both weights
     in pounds; shove needs the attacker's MOV. A stun deals normal damage (weapon, armor and a
     disciplined dodge count; no strike-mode effect) and calls for a Stamina test.
+    ``weapon_dmg`` is the DMG of the weapon the maneuver is made with (0: none, or
+    improvised). A disciplined parry earns its counterattack, hit or miss; a disciplined block
+    wears that weapon by 1 on the attacker's dramatic failure, as against a strike. A feint
+    meets no defense mode, so neither applies to it.
+
+    >>> r = maneuver("disarm", apt=4, melee=2, defense="parry", defense_apt=3,
+    ...              defense_melee=1, roll=50)
+    >>> r.condition, r.counterattack
+    (<Condition.DISARMED: 'disarmed'>, True)
+    >>> r = maneuver("stun", apt=5, melee=2, defense="block", defense_apt=4,
+    ...              defense_melee=1, roll=22, weapon_dmg=4)
+    >>> r.success, r.weapon_wear, r.weapon_dmg_after
+    (False, 1, 3)
 
     >>> r = maneuver("shove", apt=5, melee=2, defense="block", defense_apt=3,
     ...              defense_melee=1, roll=50, attacker_weight=180, target_weight=200,
@@ -525,25 +547,48 @@ def maneuver(
     dice.require_int("ARM bonus", arm_bonus, 0, 5)
 
     result = check(p, d, _resolve_roll(roll, rng))
+    disciplined = defense_melee > 0
+    # The defense's effect does not depend on what the maneuver does, only on the defense
+    # and the roll, as for a strike (docs/rules.md, "Maneuvers").
+    worn = int(
+        disciplined
+        and mode is DefenseMode.BLOCK
+        and result.degree is Degree.DRAMATIC_FAILURE
+        and weapon_dmg > 0
+    )
+    counterattack = disciplined and mode is DefenseMode.PARRY
+
+    def done(condition: Condition | None, **extra: Any) -> ManeuverResult:
+        return ManeuverResult(
+            kind,
+            result,
+            condition,
+            counterattack=counterattack,
+            weapon_wear=worn,
+            weapon_dmg_after=weapon_dmg - worn,
+            weapon_destroyed=worn > 0 and weapon_dmg == worn,
+            **extra,
+        )
+
     if not result.success:
-        return ManeuverResult(kind, result, None)
+        return done(None)
     if heavy_check:
         assert attacker_weight is not None and target_weight is not None
         # "Less than twice" is strict (docs/rules.md, "Maneuvers").
         if target_weight >= 2 * attacker_weight:
-            return ManeuverResult(kind, result, None, too_heavy=True)
+            return done(None, too_heavy=True)
     if kind is Maneuver.STUN:
         protection = arm + arm_bonus if arm > 0 else 0
         raw, used, damage = hit_damage(
             result.sum,
             weapon=weapon_dmg + weapon_bonus,
             protection=protection,
-            halve=mode is DefenseMode.DODGE and defense_melee > 0,
+            halve=mode is DefenseMode.DODGE and disciplined,
         )
         wear = 1 if used and raw > used else 0
         hit = Hit(result.roll, raw, used, damage, wear)
-        return ManeuverResult(kind, result, Condition.STUNNED, hit=hit, stamina_test=True)
+        return done(Condition.STUNNED, hit=hit, stamina_test=True)
     if kind is Maneuver.SHOVE:
         assert attacker_mov is not None
-        return ManeuverResult(kind, result, Condition.SHOVED, shove_yards=attacker_mov // 2)
-    return ManeuverResult(kind, result, _CONDITION[kind])
+        return done(Condition.SHOVED, shove_yards=attacker_mov // 2)
+    return done(_CONDITION[kind])

@@ -273,6 +273,60 @@ def test_it_stuns_with_normal_damage_and_a_stamina_test() -> None:
     assert (result.hit.raw, result.hit.damage, result.hit.armor_wear) == (11, 4, 1)
 
 
+AGAINST_DEFENSE = [k for k in omg.Maneuver if k is not omg.Maneuver.FEINT]
+HEAVY = {"attacker_weight": 180, "target_weight": 180, "attacker_mov": 6}
+
+
+@pytest.mark.parametrize("kind", AGAINST_DEFENSE)
+@pytest.mark.parametrize(("melee", "counter"), [(1, True), (0, False)])
+@pytest.mark.parametrize("roll", [50, 95])  # hit or miss: the parry itself earns it
+def test_it_gives_a_disciplined_parry_its_counterattack_against_a_maneuver(
+    kind: omg.Maneuver, melee: int, counter: bool, roll: int
+) -> None:
+    r = man(kind, roll, defense="parry", defense_apt=3, defense_melee=melee, **HEAVY)
+    assert r.counterattack is counter
+    assert r.weapon_wear == 0
+
+
+@pytest.mark.parametrize("kind", AGAINST_DEFENSE)
+@pytest.mark.parametrize(("melee", "weapon", "worn"), [(1, 4, 1), (0, 4, 0), (1, 0, 0), (1, 1, 1)])
+def test_it_wears_a_weapon_a_disciplined_block_meets_on_a_dramatic_failure(
+    kind: omg.Maneuver, melee: int, weapon: int, worn: int
+) -> None:
+    # 80 against block 15 or 20: 11 is a dramatic failure either way.
+    r = man(
+        kind, 11, defense="block", defense_apt=3, defense_melee=melee, weapon_dmg=weapon, **HEAVY
+    )
+    assert r.check.degree is Degree.DRAMATIC_FAILURE
+    assert (r.weapon_wear, r.weapon_dmg_after) == (worn, weapon - worn)
+    assert r.weapon_destroyed is (weapon == 1 and worn == 1)
+    assert not r.counterattack
+
+
+@pytest.mark.parametrize("kind", AGAINST_DEFENSE)
+@pytest.mark.parametrize("roll", [50, 33, 95])  # a success, a dramatic success, a failure
+def test_it_wears_no_weapon_on_a_block_without_a_dramatic_failure(
+    kind: omg.Maneuver, roll: int
+) -> None:
+    r = man(kind, roll, defense="block", defense_apt=3, defense_melee=1, weapon_dmg=4, **HEAVY)
+    assert (r.weapon_wear, r.weapon_dmg_after) == (0, 4)
+
+
+@pytest.mark.parametrize(("melee", "damage"), [(1, 4), (0, 9)])
+def test_it_halves_a_stun_only_against_a_disciplined_dodge(melee: int, damage: int) -> None:
+    r = man("stun", 43, weapon_dmg=4, arm=2, defense="dodge", defense_apt=3, defense_melee=melee)
+    assert r.hit is not None and r.hit.damage == damage
+    assert not r.counterattack and r.weapon_wear == 0
+
+
+def test_it_gives_a_feint_no_defense_effect() -> None:
+    for roll in (11, 50, 95):
+        r = omg.maneuver(
+            "feint", apt=3, melee=2, defense_apt=4, defense_melee=3, roll=roll, weapon_dmg=4
+        )
+        assert (r.counterattack, r.weapon_wear, r.weapon_dmg_after) == (False, 0, 4)
+
+
 @given(st.integers(1, 100), st.sampled_from(list(omg.Maneuver)))
 def test_it_never_gives_a_condition_on_a_failure(roll: int, kind: omg.Maneuver) -> None:
     result = man(kind.value, roll, attacker_weight=150, target_weight=150, attacker_mov=6)
