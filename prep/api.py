@@ -1,5 +1,5 @@
 """The preparation API: the GM's NPC library (/api/library/), prepared encounters
-(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start and its matchups), and library
+(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start, matchups and forecast), and library
 NPCs into an encounter (/api/encounters/<id>/library/). A library is its owner's alone and a
 prepared encounter its campaign GM's: everyone else, players included, gets 404."""
 
@@ -9,7 +9,12 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -18,10 +23,11 @@ from rest_framework.response import Response
 
 from combat import access as combat_access
 from combat import services as combat
+from prep import forecast as fight_forecast
 from prep import matchups, services, statblock
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets import fields
-from sheets.ids import parse_id
+from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import Campaign, Character
 
 NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
@@ -208,6 +214,17 @@ MATCHUPS_SCHEMA = {
 }
 
 
+FORECAST_SCHEMA = {
+    "type": "object",
+    "description": "forecast: null while a side is empty, else {fights, seed, round_limit, "
+    "party_standing and its 95% party_standing_interval, party_wins, round_limit_hit, rounds "
+    "{median, p10, p90}, combatants [{key, name, side, group, down, knocked_out, out, "
+    "grievous, takedowns, damage}], groups [{group, name, count, beaten, takedowns}], "
+    "most_dangerous, verdict, level, cached}; chances are 0..1. what_if: what was changed, "
+    "or null.",
+}
+
+
 class PreparedAccess:
     request: Request
     kwargs: dict[str, Any]
@@ -296,6 +313,48 @@ class PreparedViewSet(
         ways (NPCs against characters, characters against NPCs)."""
         table = matchups.matchup_table(self.get_object())
         return Response(matchups.table_as_dict(table))
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "fights",
+                {"type": "integer", "minimum": 1, "maximum": fight_forecast.MAX_FIGHTS},
+                description="Fights to play (10000 unless given).",
+            ),
+            OpenApiParameter(
+                "seed",
+                {"type": "integer", "minimum": 0, "maximum": 2**32},
+                description="The random seed (1 unless given): same seed and sheets, same answer.",
+            ),
+            OpenApiParameter(
+                "add", ID_SCHEMA, description="What if: one more of this library NPC."
+            ),
+            OpenApiParameter("remove", ID_SCHEMA, description="What if: one fewer of this group."),
+        ],
+        responses={200: OpenApiResponse(response=FORECAST_SCHEMA), 400: BAD, 404: NOT_FOUND},
+    )
+    @action(detail=True, methods=["get"])
+    def forecast(self, request: Request, pk: str | None = None) -> Response:
+        """How the fight is likely to go, played many times by the engine on copies of the
+        sheets (docs/rules.md, "The fight forecast"); cached by the sheets' numbers."""
+        prepared = self.get_object()
+        params = request.query_params
+        try:
+            fights = fight_forecast.parse_int(
+                params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+            )
+            seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
+            what_if = fight_forecast.parse_what_if(request.user, prepared, params)
+        except fight_forecast.ForecastError as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(
+            {
+                "forecast": fight_forecast.forecast_for(
+                    prepared, fights=fights, seed=seed, what_if=what_if
+                ),
+                "what_if": what_if.label or None,
+            }
+        )
 
 
 class PickSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -107,9 +107,10 @@ UNARMED = WeaponIn("unarmed")
 @dataclass(frozen=True, slots=True)
 class Combatant:
     """A fighter as the forecast reads the sheet. ``side`` is ``"party"`` or ``"foes"``;
-    ``group`` gathers copies of one NPC (defaults to the key). ``itv`` is the daily ITV on
-    the sheet; without one it is rolled for each fight (FOC + SPD + SVY + d10, ``itv_base``
-    being FOC + SPD + SVY). ``able`` is False for someone already down or knocked out."""
+    ``group`` gathers copies of one NPC (defaults to the key) under ``group_name``. ``itv`` is
+    the daily ITV on the sheet; without one it is rolled for each fight (FOC + SPD + SVY +
+    d10, ``itv_base`` being FOC + SPD + SVY). ``able`` is False for someone already down or
+    knocked out."""
 
     key: str
     name: str
@@ -129,6 +130,7 @@ class Combatant:
     on_alert: bool = False
     able: bool = True
     group: str = ""
+    group_name: str = ""
 
     def __post_init__(self) -> None:
         if self.side not in _SIDES:
@@ -143,6 +145,8 @@ class Combatant:
             raise RulesError(f"{self.name} has no body zone to be hit in")
         if not self.group:
             object.__setattr__(self, "group", self.key)
+        if not self.group_name:
+            object.__setattr__(self, "group_name", self.name)
 
     def apt(self, mode: StrikeMode | DefenseMode) -> int:
         """The aptitude a strike or defense mode draws on (fast / dodge SPD, precise / parry
@@ -494,7 +498,7 @@ def _report(
             groups.append(
                 GroupOdds(
                     c.group,
-                    c.name,
+                    c.group_name,
                     len(members),
                     beaten,
                     sum(t.takedowns[i] for i in members) / total,
@@ -503,7 +507,7 @@ def _report(
     danger: dict[str, tuple[float, float, str]] = {}
     for i, c in enumerate(fighters):
         if c.side == "foes":
-            took, dealt, name = danger.get(c.group, (0.0, 0.0, c.name))
+            took, dealt, name = danger.get(c.group, (0.0, 0.0, c.group_name))
             danger[c.group] = (took + t.takedowns[i], dealt + t.damage[i], name)
     most = max(danger.values(), key=lambda v: (v[0], v[1]), default=None)
     standing = t.standing / total

@@ -734,6 +734,7 @@ MATRIX: dict[str, Entry] = {
         post=Rule(GM_ALONE, body={"name": "Renamed"}, setup=prepared_encounter),
     ),
     "prep:prepared_matchups": entry(no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)),
+    "prep:prepared_forecast": entry(no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)),
     "prep:prepared_start": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)),
     "prep:prepared_delete": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)),
     "prep:group_add": entry(
@@ -779,6 +780,9 @@ MATRIX: dict[str, Entry] = {
         no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)
     ),
     "api:prepared-encounter-matchups": entry(
+        no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)
+    ),
+    "api:prepared-encounter-forecast": entry(
         no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)
     ),
     "api:encounter-library-list": entry(
