@@ -1,6 +1,7 @@
 """The preparation API: the GM's NPC library (/api/library/), prepared encounters
-(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start, matchups and forecast), and library
-NPCs into an encounter (/api/encounters/<id>/library/). A library is its owner's alone and a
+(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start, matchups and forecast), library
+NPCs into an encounter (/api/encounters/<id>/library/) and a running fight's forecast
+(/api/encounters/<id>/forecast/). A library is its owner's alone and a
 prepared encounter its campaign GM's: everyone else, players included, gets 404."""
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_serializer,
     extend_schema_view,
 )
 from rest_framework import mixins, serializers, status, viewsets
@@ -23,6 +26,7 @@ from rest_framework.response import Response
 
 from combat import access as combat_access
 from combat import services as combat
+from prep import access as prep_access
 from prep import forecast as fight_forecast
 from prep import matchups, services, statblock
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
@@ -225,6 +229,20 @@ FORECAST_SCHEMA = {
 }
 
 
+FORECAST_PARAMETERS = [
+    OpenApiParameter(
+        "fights",
+        {"type": "integer", "minimum": 1, "maximum": fight_forecast.MAX_FIGHTS},
+        description="Fights to play (10000 unless given).",
+    ),
+    OpenApiParameter(
+        "seed",
+        {"type": "integer", "minimum": 0, "maximum": 2**32},
+        description="The random seed (1 unless given): same seed and sheets, same answer.",
+    ),
+]
+
+
 class PreparedAccess:
     request: Request
     kwargs: dict[str, Any]
@@ -316,16 +334,7 @@ class PreparedViewSet(
 
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                "fights",
-                {"type": "integer", "minimum": 1, "maximum": fight_forecast.MAX_FIGHTS},
-                description="Fights to play (10000 unless given).",
-            ),
-            OpenApiParameter(
-                "seed",
-                {"type": "integer", "minimum": 0, "maximum": 2**32},
-                description="The random seed (1 unless given): same seed and sheets, same answer.",
-            ),
+            *FORECAST_PARAMETERS,
             OpenApiParameter(
                 "add", ID_SCHEMA, description="What if: one more of this library NPC."
             ),
@@ -413,6 +422,44 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
         )
 
 
+@extend_schema_serializer(many=False)
+class ForecastSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """One answer, not a list: the running fight's forecast is read on a collection route."""
+
+    forecast = serializers.JSONField(allow_null=True, help_text=FORECAST_SCHEMA["description"])
+    what_if = serializers.CharField(allow_null=True)
+
+
+class EncounterForecastViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+    """The forecast of a fight from where it stands."""
+
+    pagination_class = None
+
+    @extend_schema(
+        parameters=FORECAST_PARAMETERS,
+        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND},
+    )
+    def list(self, request: Request, encounter_pk: str) -> Response:
+        """How the rest of the fight is likely to go, from the sheets as they stand now
+        (docs/rules.md, "The fight forecast"). The campaign GM's alone: everyone else, the
+        fight's players included, 404."""
+        pk = parse_id(encounter_pk)
+        try:
+            encounter = prep_access.get_encounter_run_by(request.user, pk or 0)
+        except Http404 as exc:
+            raise NotFound("No such encounter.") from exc
+        params = request.query_params
+        try:
+            fights = fight_forecast.parse_int(
+                params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+            )
+            seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
+        except fight_forecast.ForecastError as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
+        result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
+        return Response({"forecast": result, "what_if": None})
+
+
 def register(router: Any) -> None:
     """Add the preparation endpoints to the API router (config/api_urls.py)."""
     router.register("library", LibraryViewSet, basename="library")
@@ -424,4 +471,9 @@ def register(router: Any) -> None:
         r"encounters/(?P<encounter_pk>\d+)/library",
         EncounterLibraryViewSet,
         basename="encounter-library",
+    )
+    router.register(
+        r"encounters/(?P<encounter_pk>\d+)/forecast",
+        EncounterForecastViewSet,
+        basename="encounter-forecast",
     )

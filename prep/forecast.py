@@ -9,12 +9,12 @@ table and the tracker never read a sheet differently."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.core.cache import cache
 
-from combat.models import Declaration
+from combat.models import Declaration, Encounter, Participant
 from combat.services.attacks import setup
 from prep import matchups
 from prep.matchups import Fighter
@@ -168,6 +168,12 @@ def forecast_for(
     fighters = fighters_for(prepared, what_if)
     if not any(f.side == "party" for f in fighters) or not any(f.side == "foes" for f in fighters):
         return None
+    return _computed(fighters, fights=fights, seed=seed, cached_only=cached_only)
+
+
+def _computed(
+    fighters: list[forecast.Combatant], *, fights: int, seed: int, cached_only: bool = False
+) -> dict[str, Any] | None:
     key = _key(fighters, fights, seed)
     found = cache.get(key)
     if found is not None:
@@ -177,6 +183,50 @@ def forecast_for(
     result = forecast.simulate(fighters, fights=fights, seed=seed).as_dict()
     cache.set(key, result, CACHE_SECONDS)
     return dict(result, cached=False)
+
+
+def fighters_for_encounter(encounter: Encounter) -> list[forecast.Combatant]:
+    """A fight from where it stands: each participant's sheet as it is now (wounds, worn
+    armor, current Vitality), its initiative in this fight (on alert counted), and out of it
+    if down or unconscious. Player characters are the party; NPCs the foes, copies of one NPC
+    gathered as a group."""
+    participants = encounter.participants.select_related(
+        "character", "character__copied_from"
+    ).prefetch_related("character__weapons", "character__zones", "character__disciplines")
+    out: list[forecast.Combatant] = []
+    for p in participants:
+        c = p.character
+        fighter = matchups.from_character(c)
+        fighter.npc = c.is_npc
+        (one,) = combatants(fighter)
+        template = c.copied_from or c
+        out.append(
+            replace(
+                one,
+                key=f"participant-{p.pk}",
+                name=c.name,
+                vitality=max(0, min(c.vitality, 1_000)),
+                itv=p.initiative if p.initiative is not None else c.itv,
+                on_alert=p.on_alert and p.initiative is None,
+                able=p.state == Participant.State.ACTIVE,
+                group=f"npc-{template.pk}" if c.is_npc else f"participant-{p.pk}",
+                group_name=template.name if c.is_npc else c.name,
+            )
+        )
+    return out
+
+
+def forecast_for_encounter(
+    encounter: Encounter, *, fights: int = FIGHTS, seed: int = SEED
+) -> dict[str, Any] | None:
+    """The forecast of a fight from where it stands (cached), or None while a side is
+    empty."""
+    if not 1 <= fights <= MAX_FIGHTS:
+        raise ForecastError("fights", f"fights: a whole number from 1 to {MAX_FIGHTS}.")
+    fighters = fighters_for_encounter(encounter)
+    if not any(f.side == "party" for f in fighters) or not any(f.side == "foes" for f in fighters):
+        return None
+    return _computed(fighters, fights=fights, seed=seed)
 
 
 def parse_what_if(user: Any, prepared: PreparedEncounter, params: Any) -> WhatIf:

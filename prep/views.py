@@ -342,6 +342,26 @@ def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+@login_required
+def encounter_forecast(request: HttpRequest, pk: int) -> HttpResponse:
+    """The forecast of a fight from where it stands: the campaign GM's alone (everyone else,
+    players of the fight included, 404: the forecast gives the NPCs' numbers away)."""
+    encounter = access.get_encounter_run_by(request.user, pk)
+    try:
+        fights = fight_forecast.parse_int(
+            request.GET, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+        )
+        seed = fight_forecast.parse_int(request.GET, "seed", fight_forecast.SEED, 0, 2**32)
+    except fight_forecast.ForecastError as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
+    return render(
+        request,
+        "prep/encounter_forecast.html",
+        {"encounter": encounter, "forecast": fight_forecast.for_page(result)},
+    )
+
+
 # --- Library NPCs into a running or new encounter ----------------------------------------------
 
 

@@ -108,6 +108,8 @@ def test_the_forecast_page_works_without_htmx(prep):
 def test_the_matchup_page_shows_the_forecast(prep):
     page = prep.client("gm").get(url(prep, "prep:prepared_matchups")).content.decode()
     assert 'data-testid="forecast-verdict"' in page
+    # Its "hits to pass BZF" keep the armor as it stands, and say so.
+    assert 'data-testid="hits-armor-label"' in page
 
 
 def test_an_empty_side_shows_a_hint(prep):
@@ -203,3 +205,52 @@ def test_anonymous_is_sent_to_log_in(prep):
     response = Client().get(url(prep))
     assert response.status_code == 302 and "login" in response["Location"]
     assert APIClient().get(f"/api/prepared/{prep.prepared.pk}/forecast/").status_code in (401, 403)
+
+
+# -- A running fight, from where it stands -----------------------------------------------------
+
+
+def running(prep: Any) -> Any:
+    from prep import services
+
+    return services.start_prepared(prepared=prep.prepared, actor=prep.gm)
+
+
+def test_a_running_fight_is_forecast_from_where_it_stands(prep):
+    from combat.models import Participant
+
+    encounter = running(prep)
+    fighters = fight_forecast.fighters_for_encounter(encounter)
+    assert {f.side for f in fighters} == {"party", "foes"}
+    thugs = [f for f in fighters if f.group_name == "Thug"]
+    assert len(thugs) == 2 and thugs[0].group == thugs[1].group and thugs[0].side == "foes"
+    # Ysolde is down: she is out from the start, and the forecast says so.
+    Participant.objects.filter(encounter=encounter, character=prep.ysolde).update(
+        state=Participant.State.DOWN
+    )
+    prep.ysolde.vitality = 0
+    prep.ysolde.save()
+    body = api(prep.gm).get(f"/api/encounters/{encounter.pk}/forecast/?fights=200").json()
+    ysolde = next(c for c in body["forecast"]["combatants"] if c["name"] == prep.ysolde.name)
+    assert ysolde["down"] == 1.0
+    page = prep.client("gm").get(reverse("prep:encounter_forecast", args=[encounter.pk]))
+    assert page.status_code == 200 and 'data-testid="forecast-verdict"' in page.content.decode()
+
+
+@pytest.mark.parametrize("role", ["player", "other_player", "outsider", "other_gm"])
+def test_nobody_but_the_gm_sees_a_running_fights_forecast(prep, role):
+    encounter = running(prep)
+    page = prep.client(role).get(reverse("prep:encounter_forecast", args=[encounter.pk]))
+    assert page.status_code == 404
+    path = f"/api/encounters/{encounter.pk}/forecast/"
+    assert api(getattr(prep, role)).get(path).status_code == 404
+
+
+def test_a_running_fights_forecast_refuses_bad_parameters(prep):
+    encounter = running(prep)
+    response = api(prep.gm).get(f"/api/encounters/{encounter.pk}/forecast/?fights=0")
+    assert response.status_code == 400 and "fights" in response.json()
+    page = prep.client("gm").get(
+        reverse("prep:encounter_forecast", args=[encounter.pk]), {"seed": "x"}
+    )
+    assert page.status_code == 400
