@@ -235,6 +235,12 @@ def test_a_running_fight_is_forecast_from_where_it_stands(prep):
     assert ysolde["down"] == 1.0
     page = prep.client("gm").get(reverse("prep:encounter_forecast", args=[encounter.pk]))
     assert page.status_code == 200 and 'data-testid="forecast-verdict"' in page.content.decode()
+    # The tracker leads the GM there, and only the GM.
+    forecast_url = reverse("prep:encounter_forecast", args=[encounter.pk])
+    assert forecast_url in prep.client("gm").get(encounter.get_absolute_url()).content.decode()
+    assert (
+        forecast_url not in prep.client("player").get(encounter.get_absolute_url()).content.decode()
+    )
 
 
 @pytest.mark.parametrize("role", ["player", "other_player", "outsider", "other_gm"])
