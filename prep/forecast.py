@@ -20,6 +20,7 @@ from prep import matchups
 from prep.matchups import Fighter
 from prep.models import LibraryNpc, PreparedEncounter
 from rules.engine import forecast, omg
+from rules.engine.errors import RulesError
 from sheets.ids import parse_id
 from sheets.models import BodyZone, Weapon
 
@@ -160,27 +161,54 @@ def forecast_for(
     seed: int = SEED,
     what_if: WhatIf | None = None,
     cached_only: bool = False,
+    exact: bool = True,
 ) -> dict[str, Any] | None:
     """The forecast as a JSON-ready dict (cached), or None while a side is empty (or, with
-    ``cached_only``, while it has not been computed yet)."""
+    ``cached_only``, while it has not been computed yet). One against one is walked exactly
+    unless ``exact`` is False."""
     if not 1 <= fights <= MAX_FIGHTS:
         raise ForecastError("fights", f"fights: a whole number from 1 to {MAX_FIGHTS}.")
     fighters = fighters_for(prepared, what_if)
     if not any(f.side == "party" for f in fighters) or not any(f.side == "foes" for f in fighters):
         return None
-    return _computed(fighters, fights=fights, seed=seed, cached_only=cached_only)
+    return _computed(fighters, fights=fights, seed=seed, cached_only=cached_only, exact=exact)
+
+
+#: The exact duel gives up past this many open states (a few MB) and the fights are played.
+DUEL_STATES = 20_000
+
+
+def _duel(fighters: list[forecast.Combatant]) -> dict[str, Any] | None:
+    """One against one is walked exactly, when it is small enough (docs/rules.md)."""
+    if len(fighters) != 2 or {f.side for f in fighters} != {"party", "foes"}:
+        return None
+    party, foe = sorted(fighters, key=lambda f: f.side != "party")
+    try:
+        return forecast.exact_duel(party, foe, max_states=DUEL_STATES).as_dict()
+    except RulesError:
+        return None
 
 
 def _computed(
-    fighters: list[forecast.Combatant], *, fights: int, seed: int, cached_only: bool = False
+    fighters: list[forecast.Combatant],
+    *,
+    fights: int,
+    seed: int,
+    cached_only: bool = False,
+    exact: bool = True,
 ) -> dict[str, Any] | None:
-    key = _key(fighters, fights, seed)
+    """The forecast of these fighters, from the cache when it holds it. A duel is walked
+    exactly unless ``exact`` is False (the page's quick first look)."""
+    exact = exact and len(fighters) == 2
+    key = _key(fighters, 0 if exact else fights, 0 if exact else seed)
     found = cache.get(key)
     if found is not None:
         return dict(found, cached=True)
     if cached_only:
         return None
-    result = forecast.simulate(fighters, fights=fights, seed=seed).as_dict()
+    result = _duel(fighters) if exact else None
+    if result is None:
+        result = forecast.simulate(fighters, fights=fights, seed=seed).as_dict()
     cache.set(key, result, CACHE_SECONDS)
     return dict(result, cached=False)
 

@@ -220,7 +220,9 @@ def _forecast_context(request: HttpRequest, prepared: PreparedEncounter) -> dict
     full = fight_forecast.forecast_for(prepared, cached_only=True)
     quick = None
     if full is None:
-        quick = fight_forecast.forecast_for(prepared, fights=fight_forecast.QUICK_FIGHTS)
+        quick = fight_forecast.forecast_for(
+            prepared, fights=fight_forecast.QUICK_FIGHTS, exact=False
+        )
     return {
         "prepared": prepared,
         "forecast": fight_forecast.for_page(full or quick),

@@ -748,6 +748,7 @@ def simulate(
 #: zone, weapons' DMG, and whether a grievous wound was taken in this fight.
 _State = tuple[int, bool, tuple[int, ...], tuple[int, ...], tuple[bool, ...], tuple[int, ...], bool]
 
+#: The most states the exact duel keeps at once unless told (each a few hundred bytes).
 MAX_DUEL_STATES = 200_000
 
 
@@ -809,11 +810,14 @@ def exact_duel(
     *,
     round_limit: int = DEFAULT_ROUND_LIMIT,
     stamina_difficulty: int = STAMINA_DIFFICULTY,
+    max_states: int | None = None,
 ) -> Forecast:
     """One against one, every branch walked: the same policy and rules as :func:`simulate`,
     each strike's 100 faces and each Stamina test weighed exactly. Initiative rolled for a
     fighter without an ITV is weighed over its ten faces. Meant for small cases (a few zones);
-    refuses past ``MAX_DUEL_STATES`` states."""
+    refuses (:class:`RulesError`) once more than ``max_states`` (``MAX_DUEL_STATES`` unless
+    given) are open at once."""
+    limit_states = MAX_DUEL_STATES if max_states is None else max_states
     fighters = (party, foe)
     _validate(fighters, round_limit, stamina_difficulty)
     if party.side != "party" or foe.side != "foes":
@@ -887,7 +891,7 @@ def exact_duel(
                                 cs2 = (1, cs[1]) if other == 0 else (cs[0], 1)
                             nxt[(cs2, st2)] = nxt.get((cs2, st2), 0.0) + pv * p
                     dist = nxt
-                    if len(dist) > MAX_DUEL_STATES:
+                    if len(dist) > limit_states:
                         raise RulesError("this duel has too many states to walk exactly")
                 merged: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {}
                 for (_, st), pv in dist.items():

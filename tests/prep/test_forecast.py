@@ -134,6 +134,24 @@ def test_the_api_gives_the_forecast_reproducibly(prep):
     assert api(prep.gm).get(path).json()["forecast"] == dict(again, cached=False)
 
 
+def test_a_duel_is_walked_exactly(prep):
+    prepared = prep.prepared
+    prepared.expected.set([prep.ysolde])
+    prepared.groups.exclude(npc=prep.library["veteran"]).delete()
+    body = api(prep.gm).get(f"/api/prepared/{prepared.pk}/forecast/").json()["forecast"]
+    assert body["exact"] is True and body["fights"] == 0
+    party, foe = fight_forecast.fighters_for(prepared)
+    exact = forecast.exact_duel(party, foe)
+    assert body["party_standing"] == round(exact.party_standing, 4)
+    assert body["party_standing_interval"] == [body["party_standing"]] * 2
+    page = prep.client("gm").get(url(prep)).content.decode()
+    assert "exact: every branch of the duel weighed" in page
+    # The page's first look stays a quick simulation.
+    cache.clear()
+    page = prep.client("gm").get(prepared.get_absolute_url()).content.decode()
+    assert "First look from 1000 fights" in page
+
+
 def test_it_recomputes_when_a_sheet_changes(prep):
     path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=300"
     assert api(prep.gm).get(path).json()["forecast"]["cached"] is False
