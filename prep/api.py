@@ -354,16 +354,12 @@ class PreparedViewSet(
             )
             seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
             what_if = fight_forecast.parse_what_if(request.user, prepared, params)
+            result = fight_forecast.forecast_for(
+                prepared, fights=fights, seed=seed, what_if=what_if
+            )
         except fight_forecast.ForecastError as exc:
             raise ValidationError({exc.field: [str(exc)]}) from exc
-        return Response(
-            {
-                "forecast": fight_forecast.forecast_for(
-                    prepared, fights=fights, seed=seed, what_if=what_if
-                ),
-                "what_if": what_if.label or None,
-            }
-        )
+        return Response({"forecast": result, "what_if": what_if.label or None})
 
 
 class PickSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -454,9 +450,9 @@ class EncounterForecastViewSet(viewsets.GenericViewSet):  # type: ignore[type-ar
                 params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
             )
             seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
+            result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
         except fight_forecast.ForecastError as exc:
             raise ValidationError({exc.field: [str(exc)]}) from exc
-        result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
         return Response({"forecast": result, "what_if": None})
 
 

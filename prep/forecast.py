@@ -29,6 +29,8 @@ QUICK_FIGHTS = 1_000
 #: What the refined answer and the API play unless told.
 FIGHTS = 10_000
 MAX_FIGHTS = 20_000
+#: A larger fight would hold a worker for several seconds (the time grows with the fighters).
+MAX_FIGHTERS = 30
 SEED = 1
 CACHE_SECONDS = 24 * 3600
 
@@ -199,6 +201,12 @@ def _computed(
 ) -> dict[str, Any] | None:
     """The forecast of these fighters, from the cache when it holds it. A duel is walked
     exactly unless ``exact`` is False (the page's quick first look)."""
+    if len(fighters) > MAX_FIGHTERS:
+        raise ForecastError(
+            "detail",
+            f"The forecast plays fights of at most {MAX_FIGHTERS} fighters; this one has "
+            f"{len(fighters)}.",
+        )
     exact = exact and len(fighters) == 2
     key = _key(fighters, 0 if exact else fights, 0 if exact else seed)
     found = cache.get(key)

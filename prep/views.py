@@ -217,15 +217,20 @@ def _forecast_context(request: HttpRequest, prepared: PreparedEncounter) -> dict
     """The forecast block of a page: the full forecast when it is cached, else a quick one
     (fewer fights, drawn at once) that the page swaps for the full one as soon as it is
     ready (htmx, with a plain link to it as well)."""
-    full = fight_forecast.forecast_for(prepared, cached_only=True)
-    quick = None
-    if full is None:
-        quick = fight_forecast.forecast_for(
-            prepared, fights=fight_forecast.QUICK_FIGHTS, exact=False
-        )
+    full = quick = None
+    unavailable = ""
+    try:
+        full = fight_forecast.forecast_for(prepared, cached_only=True)
+        if full is None:
+            quick = fight_forecast.forecast_for(
+                prepared, fights=fight_forecast.QUICK_FIGHTS, exact=False
+            )
+    except fight_forecast.ForecastError as exc:
+        unavailable = str(exc)
     return {
         "prepared": prepared,
         "forecast": fight_forecast.for_page(full or quick),
+        "forecast_unavailable": unavailable,
         "refine": full is None and quick is not None,
         "groups": list(prepared.groups.select_related("npc")),
         "npcs": LibraryNpc.objects.filter(owner=request.user),
@@ -247,20 +252,23 @@ def prepared_forecast(request: HttpRequest, pk: int) -> HttpResponse:
         what_if = fight_forecast.parse_what_if(request.user, prepared, request.GET)
     except fight_forecast.ForecastError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    base = fight_forecast.forecast_for(prepared, fights=fights, seed=seed)
     context: dict[str, Any] = {
         "prepared": prepared,
         "campaign": prepared.campaign,
-        "forecast": fight_forecast.for_page(base),
         "refine": False,
         "groups": list(prepared.groups.select_related("npc")),
         "npcs": LibraryNpc.objects.filter(owner=request.user),
     }
-    if what_if.label:
-        context["what_if"] = what_if.label
-        context["what_if_forecast"] = fight_forecast.for_page(
-            fight_forecast.forecast_for(prepared, fights=fights, seed=seed, what_if=what_if)
-        )
+    try:
+        base = fight_forecast.forecast_for(prepared, fights=fights, seed=seed)
+        context["forecast"] = fight_forecast.for_page(base)
+        if what_if.label:
+            context["what_if"] = what_if.label
+            context["what_if_forecast"] = fight_forecast.for_page(
+                fight_forecast.forecast_for(prepared, fights=fights, seed=seed, what_if=what_if)
+            )
+    except fight_forecast.ForecastError as exc:
+        context["forecast_unavailable"] = str(exc)
     if request.htmx:
         return render(request, "prep/_forecast.html", context)
     return render(request, "prep/forecast.html", context)
@@ -356,12 +364,13 @@ def encounter_forecast(request: HttpRequest, pk: int) -> HttpResponse:
         seed = fight_forecast.parse_int(request.GET, "seed", fight_forecast.SEED, 0, 2**32)
     except fight_forecast.ForecastError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
-    return render(
-        request,
-        "prep/encounter_forecast.html",
-        {"encounter": encounter, "forecast": fight_forecast.for_page(result)},
-    )
+    context: dict[str, Any] = {"encounter": encounter}
+    try:
+        result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
+        context["forecast"] = fight_forecast.for_page(result)
+    except fight_forecast.ForecastError as exc:
+        context["forecast_unavailable"] = str(exc)
+    return render(request, "prep/encounter_forecast.html", context)
 
 
 # --- Library NPCs into a running or new encounter ----------------------------------------------

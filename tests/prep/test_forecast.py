@@ -201,6 +201,18 @@ def test_bad_parameters_are_a_400_naming_the_field(prep, query, field):
     assert prep.client("gm").get(f"{url(prep)}?{query}").status_code == 400
 
 
+def test_a_fight_too_big_to_forecast_says_so(prep):
+    prep.prepared.groups.create(npc=prep.library["wolf"], count=20)
+    prep.prepared.groups.create(npc=prep.library["thug"], count=20)
+    response = api(prep.gm).get(f"/api/prepared/{prep.prepared.pk}/forecast/")
+    assert response.status_code == 400
+    assert "at most 30 fighters" in response.json()["detail"][0]
+    for path in (prep.prepared.get_absolute_url(), url(prep), url(prep, "prep:prepared_matchups")):
+        page = prep.client("gm").get(path)
+        assert page.status_code == 200
+        assert 'data-testid="forecast-unavailable"' in page.content.decode()
+
+
 def test_another_gms_library_npc_is_not_a_what_if(prep):
     from prep import services
 
