@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-QUICK = ["rules", "siblings", "rules_api", "combat", "sheet", "encounter", "matchups"]
+QUICK = ["rules", "siblings", "rules_api", "combat", "sheet", "encounter", "matchups", "forecast"]
 SLOW = ["load", "fanout"]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import Http404
 
+from combat.models import Encounter
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Campaign
 
@@ -56,3 +57,15 @@ def get_group(user: Any, pk: int) -> PreparedGroup:
     if group is None:
         raise Http404("No such group.")
     return group
+
+
+def get_encounter_run_by(user: Any, pk: int) -> Encounter:
+    """An encounter of a campaign the user runs; everyone else, its players included, 404."""
+    encounter = (
+        Encounter.objects.filter(pk=pk, campaign__gm_id=user.pk).select_related("campaign").first()
+        if user.is_authenticated
+        else None
+    )
+    if encounter is None:
+        raise Http404("No such encounter of yours.")
+    return encounter

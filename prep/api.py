@@ -1,6 +1,7 @@
 """The preparation API: the GM's NPC library (/api/library/), prepared encounters
-(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start and its matchups), and library
-NPCs into an encounter (/api/encounters/<id>/library/). A library is its owner's alone and a
+(/api/campaigns/<id>/prepared/, /api/prepared/<id>/, its start, matchups and forecast), library
+NPCs into an encounter (/api/encounters/<id>/library/) and a running fight's forecast
+(/api/encounters/<id>/forecast/). A library is its owner's alone and a
 prepared encounter its campaign GM's: everyone else, players included, gets 404."""
 
 from __future__ import annotations
@@ -9,7 +10,14 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from django.http import Http404
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -18,10 +26,12 @@ from rest_framework.response import Response
 
 from combat import access as combat_access
 from combat import services as combat
+from prep import access as prep_access
+from prep import forecast as fight_forecast
 from prep import matchups, services, statblock
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets import fields
-from sheets.ids import parse_id
+from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import Campaign, Character
 
 NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
@@ -229,6 +239,31 @@ MATCHUPS_SCHEMA = {
 }
 
 
+FORECAST_SCHEMA = {
+    "type": "object",
+    "description": "forecast: null while a side is empty, else {fights, seed, round_limit, "
+    "party_standing and its 95% party_standing_interval, party_wins, round_limit_hit, rounds "
+    "{median, p10, p90}, combatants [{key, name, side, group, down, knocked_out, out, "
+    "grievous, takedowns, damage}], groups [{group, name, count, beaten, takedowns}], "
+    "most_dangerous, verdict, level, cached}; chances are 0..1. what_if: what was changed, "
+    "or null.",
+}
+
+
+FORECAST_PARAMETERS = [
+    OpenApiParameter(
+        "fights",
+        {"type": "integer", "minimum": 1, "maximum": fight_forecast.MAX_FIGHTS},
+        description="Fights to play (10000 unless given).",
+    ),
+    OpenApiParameter(
+        "seed",
+        {"type": "integer", "minimum": 0, "maximum": 2**32},
+        description="The random seed (1 unless given): same seed and sheets, same answer.",
+    ),
+]
+
+
 class PreparedAccess:
     request: Request
     kwargs: dict[str, Any]
@@ -318,6 +353,35 @@ class PreparedViewSet(
         table = matchups.matchup_table(self.get_object())
         return Response(matchups.table_as_dict(table))
 
+    @extend_schema(
+        parameters=[
+            *FORECAST_PARAMETERS,
+            OpenApiParameter(
+                "add", ID_SCHEMA, description="What if: one more of this library NPC."
+            ),
+            OpenApiParameter("remove", ID_SCHEMA, description="What if: one fewer of this group."),
+        ],
+        responses={200: OpenApiResponse(response=FORECAST_SCHEMA), 400: BAD, 404: NOT_FOUND},
+    )
+    @action(detail=True, methods=["get"])
+    def forecast(self, request: Request, pk: str | None = None) -> Response:
+        """How the fight is likely to go, played many times by the engine on copies of the
+        sheets (docs/rules.md, "The fight forecast"); cached by the sheets' numbers."""
+        prepared = self.get_object()
+        params = request.query_params
+        try:
+            fights = fight_forecast.parse_int(
+                params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+            )
+            seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
+            what_if = fight_forecast.parse_what_if(request.user, prepared, params)
+            result = fight_forecast.forecast_for(
+                prepared, fights=fights, seed=seed, what_if=what_if
+            )
+        except fight_forecast.ForecastError as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
+        return Response({"forecast": result, "what_if": what_if.label or None})
+
 
 class PickSerializer(fields.StrictSerializer):
     npc = fields.IntegerField(help_text="A library NPC of yours.")
@@ -375,6 +439,44 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
         )
 
 
+@extend_schema_serializer(many=False)
+class ForecastSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """One answer, not a list: the running fight's forecast is read on a collection route."""
+
+    forecast = serializers.JSONField(allow_null=True, help_text=FORECAST_SCHEMA["description"])
+    what_if = serializers.CharField(allow_null=True)
+
+
+class EncounterForecastViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+    """The forecast of a fight from where it stands."""
+
+    pagination_class = None
+
+    @extend_schema(
+        parameters=FORECAST_PARAMETERS,
+        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND},
+    )
+    def list(self, request: Request, encounter_pk: str) -> Response:
+        """How the rest of the fight is likely to go, from the sheets as they stand now
+        (docs/rules.md, "The fight forecast"). The campaign GM's alone: everyone else, the
+        fight's players included, 404."""
+        pk = parse_id(encounter_pk)
+        try:
+            encounter = prep_access.get_encounter_run_by(request.user, pk or 0)
+        except Http404 as exc:
+            raise NotFound("No such encounter.") from exc
+        params = request.query_params
+        try:
+            fights = fight_forecast.parse_int(
+                params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+            )
+            seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
+            result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
+        except fight_forecast.ForecastError as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
+        return Response({"forecast": result, "what_if": None})
+
+
 def register(router: Any) -> None:
     """Add the preparation endpoints to the API router (config/api_urls.py)."""
     router.register("library", LibraryViewSet, basename="library")
@@ -386,4 +488,9 @@ def register(router: Any) -> None:
         r"encounters/(?P<encounter_pk>\d+)/library",
         EncounterLibraryViewSet,
         basename="encounter-library",
+    )
+    router.register(
+        r"encounters/(?P<encounter_pk>\d+)/forecast",
+        EncounterForecastViewSet,
+        basename="encounter-forecast",
     )

@@ -22,5 +22,7 @@ urlpatterns = [
     path("prepared/<int:pk>/delete/", views.prepared_delete, name="prepared_delete"),
     path("prepared/<int:pk>/start/", views.prepared_start, name="prepared_start"),
     path("prepared/<int:pk>/matchups/", views.prepared_matchups, name="prepared_matchups"),
+    path("prepared/<int:pk>/forecast/", views.prepared_forecast, name="prepared_forecast"),
     path("encounters/<int:pk>/library/", views.encounter_add, name="encounter_add"),
+    path("encounters/<int:pk>/forecast/", views.encounter_forecast, name="encounter_forecast"),
 ]

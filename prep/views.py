@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from combat import access as combat_access
 from combat import services as combat
 from prep import access, matchups, services, statblock
+from prep import forecast as fight_forecast
 from prep.forms import APTITUDE_LABELS, FormatError, NpcForm, PreparedForm
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter
 from prep.starter import STARTERS
@@ -211,7 +212,70 @@ def prepared_detail(request: HttpRequest, pk: int) -> HttpResponse:
             prepared.expected.set(characters)
         messages.success(request, "Saved.")
         return redirect(prepared)
-    return render(request, "prep/prepared_detail.html", _prepared_context(request, prepared))
+    context = _prepared_context(request, prepared)
+    context.update(_forecast_context(request, prepared))
+    return render(request, "prep/prepared_detail.html", context)
+
+
+def _forecast_context(request: HttpRequest, prepared: PreparedEncounter) -> dict[str, Any]:
+    """The forecast block of a page: the full forecast when it is cached, else a quick one
+    (fewer fights, drawn at once) that the page swaps for the full one as soon as it is
+    ready (htmx, with a plain link to it as well)."""
+    full = quick = None
+    unavailable = ""
+    try:
+        full = fight_forecast.forecast_for(prepared, cached_only=True)
+        if full is None:
+            quick = fight_forecast.forecast_for(
+                prepared, fights=fight_forecast.QUICK_FIGHTS, exact=False
+            )
+    except fight_forecast.ForecastError as exc:
+        unavailable = str(exc)
+    return {
+        "prepared": prepared,
+        "forecast": fight_forecast.for_page(full or quick),
+        "forecast_unavailable": unavailable,
+        "refine": full is None and quick is not None,
+        "groups": list(prepared.groups.select_related("npc")),
+        "npcs": LibraryNpc.objects.filter(owner=request.user),
+    }
+
+
+@login_required
+def prepared_forecast(request: HttpRequest, pk: int) -> HttpResponse:
+    """The full forecast (10 000 fights and seed 1 unless ``fights`` and ``seed`` say
+    otherwise), with a "what if"
+    of one NPC more (``add``, a library NPC) or one fewer (``remove``, a group). htmx gets
+    the block alone; a plain request the page."""
+    prepared = access.get_prepared(request.user, pk)
+    try:
+        fights = fight_forecast.parse_int(
+            request.GET, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+        )
+        seed = fight_forecast.parse_int(request.GET, "seed", fight_forecast.SEED, 0, 2**32)
+        what_if = fight_forecast.parse_what_if(request.user, prepared, request.GET)
+    except fight_forecast.ForecastError as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    context: dict[str, Any] = {
+        "prepared": prepared,
+        "campaign": prepared.campaign,
+        "refine": False,
+        "groups": list(prepared.groups.select_related("npc")),
+        "npcs": LibraryNpc.objects.filter(owner=request.user),
+    }
+    try:
+        base = fight_forecast.forecast_for(prepared, fights=fights, seed=seed)
+        context["forecast"] = fight_forecast.for_page(base)
+        if what_if.label:
+            context["what_if"] = what_if.label
+            context["what_if_forecast"] = fight_forecast.for_page(
+                fight_forecast.forecast_for(prepared, fights=fights, seed=seed, what_if=what_if)
+            )
+    except fight_forecast.ForecastError as exc:
+        context["forecast_unavailable"] = str(exc)
+    if request.htmx:
+        return render(request, "prep/_forecast.html", context)
+    return render(request, "prep/forecast.html", context)
 
 
 @login_required
@@ -270,6 +334,7 @@ def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         "prep/matchups.html",
         {
+            **_forecast_context(request, prepared),
             "prepared": prepared,
             "campaign": prepared.campaign,
             "table": table,
@@ -286,6 +351,27 @@ def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
             ],
         },
     )
+
+
+@login_required
+def encounter_forecast(request: HttpRequest, pk: int) -> HttpResponse:
+    """The forecast of a fight from where it stands: the campaign GM's alone (everyone else,
+    players of the fight included, 404: the forecast gives the NPCs' numbers away)."""
+    encounter = access.get_encounter_run_by(request.user, pk)
+    try:
+        fights = fight_forecast.parse_int(
+            request.GET, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+        )
+        seed = fight_forecast.parse_int(request.GET, "seed", fight_forecast.SEED, 0, 2**32)
+    except fight_forecast.ForecastError as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    context: dict[str, Any] = {"encounter": encounter}
+    try:
+        result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
+        context["forecast"] = fight_forecast.for_page(result)
+    except fight_forecast.ForecastError as exc:
+        context["forecast_unavailable"] = str(exc)
+    return render(request, "prep/encounter_forecast.html", context)
 
 
 # --- Library NPCs into a running or new encounter ----------------------------------------------

@@ -16,6 +16,7 @@ from rules.engine import (
     InvalidScore,
     RulesError,
     dice,
+    forecast,
     odds,
     ogs,
     okrpg,
@@ -25,4 +26,4 @@ from rules.engine import (
 )
 
 __all__ = ["CreationError", "DiceError", "FateError", "InvalidChoice", "InvalidScore"]
-__all__ += ["RulesError", "dice", "odds", "ogs", "okrpg", "omg", "ore", "sds"]
+__all__ += ["RulesError", "dice", "forecast", "odds", "ogs", "okrpg", "omg", "ore", "sds"]

@@ -6,7 +6,7 @@ every error they raise derives from :class:`RulesError`.
 
 from __future__ import annotations
 
-from rules.engine import dice, odds, ogs, okrpg, omg, ore, sds
+from rules.engine import dice, forecast, odds, ogs, okrpg, omg, ore, sds
 from rules.engine.errors import (
     CreationError,
     DiceError,
@@ -17,5 +17,5 @@ from rules.engine.errors import (
 )
 
 __all__ = ["CreationError", "FateError", "InvalidChoice", "InvalidScore", "RulesError"]
-__all__ += ["dice", "odds", "omg"]
+__all__ += ["dice", "forecast", "odds", "omg"]
 __all__ += ["DiceError", "ogs", "okrpg", "ore", "sds"]

@@ -800,6 +800,7 @@ MATRIX: dict[str, Entry] = {
         post=Rule(GM_ALONE, body={"name": "Renamed"}, setup=prepared_encounter),
     ),
     "prep:prepared_matchups": entry(no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)),
+    "prep:prepared_forecast": entry(no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)),
     "prep:prepared_start": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)),
     "prep:prepared_delete": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_encounter)),
     "prep:group_add": entry(
@@ -812,6 +813,8 @@ MATRIX: dict[str, Entry] = {
     ),
     "prep:group_delete": entry(no_such_object, post=Rule(GM_ALONE, setup=prepared_group)),
     # The encounter's players may look at the fight, not add to it (403).
+    # The fight's players may look at it, not at the NPCs' numbers its forecast gives away.
+    "prep:encounter_forecast": entry(encounter, get=Rule(GM_ALONE)),
     "prep:encounter_add": entry(
         encounter,
         get=Rule(GM, setup=library_ready),
@@ -846,6 +849,12 @@ MATRIX: dict[str, Entry] = {
     ),
     "api:prepared-encounter-matchups": entry(
         no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)
+    ),
+    "api:prepared-encounter-forecast": entry(
+        no_such_object, get=Rule(GM_ALONE, setup=prepared_encounter)
+    ),
+    "api:encounter-forecast-list": entry(
+        lambda w: {"encounter_pk": w.encounter.pk}, get=Rule(GM_ALONE)
     ),
     "api:encounter-library-list": entry(
         lambda w: {"encounter_pk": w.encounter.pk},
