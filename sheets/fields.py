@@ -24,15 +24,24 @@ from typing import Any
 from django.http import QueryDict
 from rest_framework import relations, serializers
 
+from sheets.ids import MAX_ID
+
 
 class IntegerField(serializers.IntegerField):
     """A JSON integer: no strings, floats or booleans."""
 
-    default_error_messages = {"invalid": "Must be a whole number, such as 7."}
+    default_error_messages = {
+        "invalid": "Must be a whole number, such as 7.",
+        "out_of_range": "Must be a whole number between -{limit} and {limit}.",
+    }
 
     def to_internal_value(self, data: Any) -> int:
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
+        # JSON has no limit on an integer's size; the databases do (a bigint), and SQLite's
+        # driver raises OverflowError past it: a field without a bound of its own (ids) is one.
+        if abs(data) > MAX_ID:
+            self.fail("out_of_range", limit=MAX_ID)
         return super().to_internal_value(data)  # type: ignore[no-any-return]
 
 

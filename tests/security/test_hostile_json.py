@@ -111,3 +111,22 @@ def test_the_import_page_refuses_a_file_with_a_lone_surrogate(table, client_for)
     assert response.status_code == 422
     assert b"lone surrogate" in response.content
     assert not table.campaign.characters.exists()
+
+
+@pytest.mark.parametrize("field", ["attacker", "target", "zone", "weapon"])
+@pytest.mark.parametrize("number", [2**63, -(2**63), 10**40])
+def test_it_refuses_an_id_past_the_databases_integers_with_400(
+    fight, table, api_for, field, number
+):
+    """JSON integers have no size limit; a bigint does, and SQLite's driver raised
+    OverflowError on a larger one (a 500 the schema fuzz found on the declare endpoint)."""
+    encounter, ysolde = fight
+    thug = encounter.participants.exclude(character=ysolde).get()
+    me = encounter.participants.get(character=ysolde)
+    body = {"attacker": me.pk, "target": thug.pk, "action": "fast", field: number}
+    response = api_for(table.gm).post(
+        f"/api/encounters/{encounter.pk}/attacks/", body, format="json"
+    )
+    assert response.status_code == 400
+    assert "between" in response.json()[field][0]
+    assert not encounter.declarations.exists()
