@@ -101,6 +101,16 @@ class Participant(models.Model):
     hidden = models.BooleanField(
         default=False, help_text="Players see the name only, never the numbers."
     )
+
+    class HiddenShows(models.TextChoices):
+        NOTHING = "nothing", "nothing"
+        WORDS = "words", "its state in words"
+
+    #: What players see of a hidden participant's wounds: nothing, or a word
+    #: (combat/wound_words.py).
+    hidden_shows = models.CharField(
+        max_length=8, choices=HiddenShows.choices, default=HiddenShows.NOTHING
+    )
     on_alert = models.BooleanField(default=False, help_text="Doubles ITV for this encounter.")
     itv = models.PositiveSmallIntegerField("ITV", null=True, blank=True)
     initiative = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -131,6 +141,10 @@ class Participant(models.Model):
             models.CheckConstraint(
                 condition=Q(state__in=["active", "down", "unconscious", "out"]),
                 name="participant_state_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(hidden_shows__in=["nothing", "words"]),
+                name="participant_hidden_shows_valid",
             ),
         ]
 

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_POST
 from combat import access, live, services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.results import result_card
+from combat.wound_words import wounds_in_words
 from rules.engine import omg
 from sheets.access import get_campaign_for_user
 from sheets.ids import parse_id
@@ -172,6 +173,19 @@ class Row:
     @property
     def skipped(self) -> bool:
         return not self.p.can_act
+
+    @property
+    def wounds_word(self) -> str | None:
+        """For a viewer kept from the numbers, the word the GM lets them see, else None."""
+        p = self.p
+        if self.show or p.hidden_shows != Participant.HiddenShows.WORDS:
+            return None
+        return wounds_in_words(
+            state=p.state,
+            vitality=p.character.vitality,
+            vit_max=self.vit_max,
+            zones=((z.wounds, p.character.bzf) for z in self.zones),
+        )
 
 
 def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -> dict[str, Any]:
@@ -620,6 +634,7 @@ def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> Ht
         services.update_participant(
             participant=_participant(encounter, participant_pk),
             hidden=_flag(data, "hidden") if "hidden" in data else None,
+            hidden_shows=data.get("hidden_shows") if "hidden_shows" in data else None,
             on_alert=_flag(data, "on_alert") if "on_alert" in data else None,
             gm_order=_int(data, "gm_order", required=False),
             itv=_int(data, "itv", required=False),
