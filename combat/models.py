@@ -383,3 +383,19 @@ class CombatLogEntry(models.Model):
         the effect it has, in the public text, stay): it bounds the hidden side's PRO or
         DIF."""
         return None if self.hides_numbers(hidden_ids) else self.roll
+
+
+class DisplayLink(models.Model):
+    """A campaign's table display: a secret URL that shows its running fight as players see
+    it, to whoever opens it, without logging in (combat/display.py). At most one per campaign:
+    replacing it makes a new secret, revoking deletes it."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="display_link")
+    #: The secret in the URL (random, never derived from ids); the GM's page shows it again.
+    secret = models.CharField(max_length=64)
+    #: SHA-256 of the secret, hex: what a request is looked up by (combat/display.py).
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"display of {self.campaign_id}"

@@ -907,6 +907,8 @@ class LiveTracker:
         }
 
     def audience(self, user: Any) -> Hashable:
+        if user.pk is not None and user.pk < 0:
+            return "display"  # every table display of the fight (combat/display.py)
         if user.pk == self.gm_id or user.pk in self.own_audience:
             return ("viewer", user.pk)
         return "players"
@@ -918,6 +920,10 @@ class LiveTracker:
         from django.template.loader import render_to_string
 
         key = self.audience(user)
+        if key == "display" and key not in self._renders:
+            from combat.display import board_html
+
+            self._renders[key] = {"tracker": _LINE_BREAKS.sub(" ", board_html(self.state)).strip()}
         if key not in self._renders:
             shared = key == "players"
             context = view_context(self.state, user, shared=shared)
