@@ -61,6 +61,11 @@ class Encounter(models.Model):
         default=False,
         help_text="The round's end is held for queued parry counterattacks.",
     )
+    turn_seconds = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The turn timer's seconds per turn (it only shows); empty: no timer.",
+    )
     #: What the record of the fight keeps from the sheets (names, Vitality, zones, states),
     #: taken in the transaction that ends the fight and dropped if that end is undone: a
     #: record is history, and the sheets go on changing in later fights (combat/record.py).
@@ -305,6 +310,7 @@ class CombatLogEntry(models.Model):
         DAMAGE = "damage", "manual damage"
         HEAL = "heal"
         FINISH = "finish"
+        TIMER = "timer", "turn timer"
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveIntegerField()

@@ -696,6 +696,7 @@ MATRIX: dict[str, Entry] = {
     "live:encounter_events": entry(
         encounter, get=Rule(who(anonymous=403, player=OK, owner=OK, gm=OK))
     ),
+    "combat:encounter_timer": entry(encounter, post=Rule(GM, body={"seconds": "60"})),
     # --- The table display: the GM manages its link; the link alone opens the display --------
     "display:link_make": entry(campaign, post=Rule(GM)),
     "display:link_revoke": entry(campaign, post=Rule(GM, setup=display_link)),
