@@ -251,3 +251,31 @@ def test_revoking_ends_the_open_stream_at_once(fight):
     hello, gone = async_to_sync(scenario)()
     assert hello.startswith("event: hello")
     assert gone.startswith("event: gone")
+
+
+def test_a_hidden_foes_roll_reaches_the_display_without_its_d100(fight, client_for):
+    """The d100 of a roll the hidden thug is in bounds its numbers (docs/security.md): the
+    display's page, its board and the entries of its stream carry the public text only."""
+    link = link_of(fight)
+    before = live.latest_entry_id(fight.encounter)
+    thug, ysolde = fight.thug, fight.ysolde
+    services.strike(
+        encounter=fight.encounter,
+        attacker=thug,
+        target=ysolde,
+        action="fast",
+        zone=fight.zone(ysolde, "chest"),
+        weapon=fight.weapon(thug),
+        defense="dodge",
+        roll=77,
+        actor=fight.table.gm,
+    )
+    page = client_for(None).get(page_url(link)).text
+    screen = _display_subscriber(link, before)
+    stream = "".join(live.fan_out(fight.encounter, [screen])[screen])
+    gm_page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).text
+    assert "77" in gm_page  # the GM's screen shows it: the check is not vacuous
+    for text in (page, stream):
+        visible = re.sub(r"<[^>]+>", " ", text)
+        assert 'data-testid="display-result"' in text
+        assert not re.search(r"\b77\b", visible)
