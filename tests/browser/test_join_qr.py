@@ -39,11 +39,17 @@ def test_the_qr_code_reads_as_the_join_link_and_leads_into_the_campaign(
     box = qr.bounding_box()
     assert box is not None and box["width"] >= 150  # scannable across a table
     assert box["x"] + box["width"] <= viewport["width"]  # never off the phone's screen
-    SHOTS.mkdir(exist_ok=True)
-    gm_page.screenshot(path=SHOTS / f"campaign-qr-{viewport['width']}.png", full_page=True)
-
     link = decode_png(qr.screenshot())
     assert link == [f"{base}/campaigns/join/?code={campaign.join_code}"]
+
+    # The table display's link has its QR code too, and neither pushes the page sideways.
+    gm_page.get_by_role("button", name="Make a display link").click()
+    display_url = gm_page.get_by_test_id("display-url").inner_text().strip()
+    display_qr = gm_page.get_by_test_id("display-qr").locator("svg")
+    assert decode_png(display_qr.screenshot()) == [display_url]
+    assert gm_page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    SHOTS.mkdir(exist_ok=True)
+    gm_page.screenshot(path=SHOTS / f"campaign-qr-{viewport['width']}.png", full_page=True)
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     phone.goto(link[0])
