@@ -57,7 +57,7 @@ from django.utils import timezone
 
 from combat import events
 from combat.access import get_encounter, hidden_ids
-from combat.models import CombatLogEntry, Encounter
+from combat.models import CombatLogEntry, DisplayLink, Encounter
 from config.throttling import CACHE_ERRORS, cache_unavailable
 from sheets.ids import parse_id
 from sheets.models import Membership
@@ -187,6 +187,14 @@ def flush_pushes(timeout: float = 5.0) -> bool:
     return _pusher.flush(timeout)
 
 
+def wake(encounter_id: int) -> None:
+    """Ask the encounter's broadcasters for a pass now, with no new entry: each checks access
+    again (a revoked table display's streams end at once, not at the next heartbeat)."""
+    if get_channel_layer() is None:
+        return
+    _pusher.send(group_name(encounter_id), {"type": "encounter.wake"})
+
+
 def connect_push() -> Callable[[], None]:
     """Subscribe :func:`push` to the combat events (done once, in CombatConfig.ready)."""
     return events.subscribe(push)
@@ -265,6 +273,11 @@ def allowed_users(encounter: Encounter, user_ids: set[int]) -> set[int]:
     allowed = set(players.values_list("user_id", flat=True))
     if encounter.campaign.gm_id in user_ids:
         allowed.add(encounter.campaign.gm_id)
+    # A table display follows as the negative of its link's id, while its link stands.
+    displays = [-uid for uid in user_ids if uid < 0]
+    if displays:
+        links = DisplayLink.objects.filter(campaign_id=encounter.campaign_id, pk__in=displays)
+        allowed |= {-pk for pk in links.values_list("pk", flat=True)}
     return allowed
 
 
@@ -641,7 +654,7 @@ class Broadcaster:
                 return out
             finally:
                 # The connection goes back (to the pool) between events: streams hold none.
-                _give_back_connections()
+                give_back_connections()
 
         try:
             out = await sync_to_async(work)()
@@ -767,12 +780,13 @@ def broadcaster(encounter: Encounter) -> Broadcaster:
 # --- The stream ---------------------------------------------------------------------------
 
 
-def _last_seen(request: HttpRequest) -> int | None:
+def last_seen(request: HttpRequest) -> int | None:
+    """The last entry id the browser saw (``Last-Event-ID`` on a reconnect, else ``?after=``)."""
     raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
     return parse_id(raw)
 
 
-def _give_back_connections() -> None:
+def give_back_connections() -> None:
     """This thread's database connections go back (to the pool), unless a transaction is
     open (a test's): a stream must not keep the one its request opened for its whole life."""
     for connection in connections.all(initialized_only=True):
@@ -810,7 +824,7 @@ def _open(request: HttpRequest, pk: int) -> tuple[AbstractBaseUser, Encounter | 
             return user, None
         return user, get_encounter(user, pk)
     finally:
-        _give_back_connections()
+        give_back_connections()
 
 
 def live_unavailable() -> HttpResponse:
@@ -829,12 +843,20 @@ async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse:
         user, encounter = await sync_to_async(_open)(request, pk)
     if encounter is None:
         return HttpResponse("Log in to follow this encounter.", status=403)
+    return await stream_response(encounter, user, last_seen(request))
+
+
+async def stream_response(
+    encounter: Encounter, user: AbstractBaseUser, after: int | None
+) -> HttpResponse:
+    """The SSE response of one viewer of ``encounter``, fed by its broadcaster: the encounter
+    page's viewers, and the table displays (combat/display.py), which are one more viewer."""
     feed = broadcaster(encounter)
     if not await feed.wait_subscribed(SUBSCRIBE_SECONDS):
         # The channel layer cannot be reached (Redis down): a stream now would hear nothing.
         return live_unavailable()
     response = StreamingHttpResponse(
-        _stream(encounter, user, _last_seen(request)), content_type="text/event-stream"
+        _stream(encounter, user, after), content_type="text/event-stream"
     )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream

@@ -61,6 +61,11 @@ class Encounter(models.Model):
         default=False,
         help_text="The round's end is held for queued parry counterattacks.",
     )
+    turn_seconds = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The turn timer's seconds per turn (it only shows); empty: no timer.",
+    )
     #: What the record of the fight keeps from the sheets (names, Vitality, zones, states),
     #: taken in the transaction that ends the fight and dropped if that end is undone: a
     #: record is history, and the sheets go on changing in later fights (combat/record.py).
@@ -101,6 +106,16 @@ class Participant(models.Model):
     hidden = models.BooleanField(
         default=False, help_text="Players see the name only, never the numbers."
     )
+
+    class HiddenShows(models.TextChoices):
+        NOTHING = "nothing", "nothing"
+        WORDS = "words", "its state in words"
+
+    #: What players see of a hidden participant's wounds: nothing, or a word
+    #: (combat/wound_words.py).
+    hidden_shows = models.CharField(
+        max_length=8, choices=HiddenShows.choices, default=HiddenShows.NOTHING
+    )
     on_alert = models.BooleanField(default=False, help_text="Doubles ITV for this encounter.")
     itv = models.PositiveSmallIntegerField("ITV", null=True, blank=True)
     initiative = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -131,6 +146,10 @@ class Participant(models.Model):
             models.CheckConstraint(
                 condition=Q(state__in=["active", "down", "unconscious", "out"]),
                 name="participant_state_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(hidden_shows__in=["nothing", "words"]),
+                name="participant_hidden_shows_valid",
             ),
         ]
 
@@ -291,6 +310,7 @@ class CombatLogEntry(models.Model):
         DAMAGE = "damage", "manual damage"
         HEAL = "heal"
         FINISH = "finish"
+        TIMER = "timer", "turn timer"
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveIntegerField()
@@ -369,3 +389,19 @@ class CombatLogEntry(models.Model):
         the effect it has, in the public text, stay): it bounds the hidden side's PRO or
         DIF."""
         return None if self.hides_numbers(hidden_ids) else self.roll
+
+
+class DisplayLink(models.Model):
+    """A campaign's table display: a secret URL that shows its running fight as players see
+    it, to whoever opens it, without logging in (combat/display.py). At most one per campaign:
+    replacing it makes a new secret, revoking deletes it."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="display_link")
+    #: The secret in the URL (random, never derived from ids); the GM's page shows it again.
+    secret = models.CharField(max_length=64)
+    #: SHA-256 of the secret, hex: what a request is looked up by (combat/display.py).
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"display of {self.campaign_id}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import condition_views, record_views, views
+from combat import condition_views, record_views, timer, views
 
 app_name = "combat"
 
@@ -28,6 +28,7 @@ urlpatterns = [
         name="encounter_set_turn",
     ),
     path("encounters/<int:pk>/finish/", views.encounter_finish, name="encounter_finish"),
+    path("encounters/<int:pk>/timer/", timer.encounter_timer, name="encounter_timer"),
     path("encounters/<int:pk>/undo/", views.encounter_undo, name="encounter_undo"),
     path("encounters/<int:pk>/zones/adjust/", views.zone_adjust, name="zone_adjust"),
     path("encounters/<int:pk>/participants/add/", views.participant_add, name="participant_add"),

@@ -26,6 +26,7 @@ from combat import access, live, services
 from combat.forms import EncounterForm
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.results import result_card
+from combat.wound_words import wounds_in_words
 from rules.engine import omg
 from sheets.access import get_campaign_for_user
 from sheets.ids import parse_id
@@ -173,6 +174,19 @@ class Row:
     @property
     def skipped(self) -> bool:
         return not self.p.can_act
+
+    @property
+    def wounds_word(self) -> str | None:
+        """For a viewer kept from the numbers, the word the GM lets them see, else None."""
+        p = self.p
+        if self.show or p.hidden_shows != Participant.HiddenShows.WORDS:
+            return None
+        return wounds_in_words(
+            state=p.state,
+            vitality=p.character.vitality,
+            vit_max=self.vit_max,
+            zones=((z.wounds, p.character.bzf) for z in self.zones),
+        )
 
 
 def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -> dict[str, Any]:
@@ -626,6 +640,7 @@ def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> Ht
         services.update_participant(
             participant=_participant(encounter, participant_pk),
             hidden=_flag(data, "hidden") if "hidden" in data else None,
+            hidden_shows=data.get("hidden_shows") if "hidden_shows" in data else None,
             on_alert=_flag(data, "on_alert") if "on_alert" in data else None,
             gm_order=_int(data, "gm_order", required=False),
             itv=_int(data, "itv", required=False),
@@ -906,6 +921,8 @@ class LiveTracker:
         }
 
     def audience(self, user: Any) -> Hashable:
+        if user.pk is not None and user.pk < 0:
+            return "display"  # every table display of the fight (combat/display.py)
         if user.pk == self.gm_id or user.pk in self.own_audience:
             return ("viewer", user.pk)
         return "players"
@@ -917,6 +934,10 @@ class LiveTracker:
         from django.template.loader import render_to_string
 
         key = self.audience(user)
+        if key == "display" and key not in self._renders:
+            from combat.display import board_html
+
+            self._renders[key] = {"tracker": _LINE_BREAKS.sub(" ", board_html(self.state)).strip()}
         if key not in self._renders:
             shared = key == "players"
             context = view_context(self.state, user, shared=shared)

@@ -154,6 +154,16 @@ def _give_back(bucket: str, window: int, now: float) -> None:
         cache.decr(key)
 
 
+def over_limit(bucket: str, limit: int, window: int) -> float | None:
+    """Count one request in ``bucket``: the seconds to wait when it is over ``limit`` per
+    ``window`` seconds, else None. Fails open (None) while the cache cannot be reached."""
+    try:
+        return _hit(bucket, limit, window, time.time())
+    except CACHE_ERRORS as exc:
+        cache_unavailable(exc)
+        return None
+
+
 class LoginThrottleMiddleware:
     """Answers 429 to a POST to a login page (the site's or the admin's) once the username or
     the address is over the limit."""

@@ -51,6 +51,7 @@ urlpatterns = [
     path("dice/", include("rules.urls")),
     path("", include("combat.urls")),
     path("", include("combat.live_urls")),
+    path("", include("combat.display_urls")),
     path("", include("prep.urls")),
     path("", include("sheets.urls")),
     path("", include("integrations.urls")),

@@ -14,7 +14,8 @@ One module per step of a fight:
 - ``attacks``: declarations (attack, defense, cancel) and their PvD and odds;
 - ``resolution``: the roll, wounds, maneuvers, Stamina tests, the GM's damage and healing;
 - ``strike``: a whole strike (declare, defend, roll) in one call;
-- ``fate``: undo and Fate (latest roll, re-roll, revoke).
+- ``fate``: undo and Fate (latest roll, re-roll, revoke);
+- ``timer``: the turn timer the GM may switch on (it only shows).
 
 Callers use the package (``from combat import services; services.resolve(...)``); the names
 are re-exported here.
@@ -60,6 +61,7 @@ from combat.services.rows import (
     _log,
 )
 from combat.services.strike import strike
+from combat.services.timer import set_turn_timer
 from combat.services.turns import (
     SeenTurn,
     _new_round,
@@ -105,6 +107,7 @@ __all__ = [
     "resolve",
     "roll_initiative",
     "set_turn",
+    "set_turn_timer",
     "setup",
     "spend_fate",
     "stamina_check",

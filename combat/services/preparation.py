@@ -168,9 +168,11 @@ def update_participant(
     itv: int | None = None,
     state: str | None = None,
     clear_conditions: bool = False,
+    hidden_shows: str | None = None,
 ) -> CombatLogEntry:
     """The GM's switches on one participant: hide its numbers, on alert, tie-break order,
-    ITV, state (e.g. back on their feet), clearing its conditions."""
+    ITV, state (e.g. back on their feet), clearing its conditions, and what players see of
+    its wounds while it is hidden (nothing, or a word)."""
     with transaction.atomic():
         rows = _lock(participant.encounter_id)
         _require_gm(rows, actor)
@@ -180,6 +182,10 @@ def update_participant(
             ch.set(p, "hidden", bool(hidden))
         if on_alert is not None:
             ch.set(p, "on_alert", bool(on_alert))
+        if hidden_shows is not None:
+            if hidden_shows not in Participant.HiddenShows.values:
+                raise CombatError("Players see nothing of a hidden fighter, or its state in words.")
+            ch.set(p, "hidden_shows", hidden_shows)
         if gm_order is not None:
             if not 0 <= gm_order <= 1000:
                 raise CombatError("The GM's order is a number from 0 to 1000.")

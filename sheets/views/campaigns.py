@@ -15,6 +15,7 @@ from sheets import randomness, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import CampaignForm, JoinForm
 from sheets.models import Campaign, Character
+from sheets.qr import qr_code
 
 
 @login_required
@@ -41,6 +42,9 @@ def _campaign_context(request: HttpRequest, campaign: Campaign) -> dict[str, obj
         .visible_to(request.user)
         .select_related("owner", "copied_from")
     )
+    join_url = request.build_absolute_uri(
+        reverse("sheets:campaign_join") + f"?code={campaign.join_code}"
+    )
     return {
         "campaign": campaign,
         "is_gm": campaign.is_gm(request.user),
@@ -49,9 +53,9 @@ def _campaign_context(request: HttpRequest, campaign: Campaign) -> dict[str, obj
         # So are the sheets made for one fight from the GM's library (prep), which go with it.
         "characters": [c for c in characters if c.copied_from_id is None and not c.fight_only],
         "copies": [c for c in characters if c.copied_from_id is not None or c.fight_only],
-        "join_url": request.build_absolute_uri(
-            reverse("sheets:campaign_join") + f"?code={campaign.join_code}"
-        ),
+        "join_url": join_url,
+        # Only the GM's page shows it: the join code is the GM's to share.
+        "join_qr": qr_code(join_url) if campaign.is_gm(request.user) else None,
     }
 
 

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from combat import display
 from combat import services as combat_services
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from sheets.models import ApiToken, Campaign
@@ -64,6 +65,7 @@ class DemoTable:
     character: Any
     encounter: Any
     ids: dict[str, int] = field(default_factory=dict)
+    display_secret: str = ""
 
     def url(self, route: Route) -> str:
         return reverse(route.name, kwargs={k: self.value(route, k) for k in route.kwargs})
@@ -72,6 +74,8 @@ class DemoTable:
         name = route.name.split(":")[-1]
         if kwarg == "kind":
             return "discipline"
+        if kwarg == "secret":  # the table display, opened by its link's secret
+            return self.display_secret
         if kwarg in ("campaign_pk",):
             return self.campaign.pk
         if kwarg == "character_pk":
@@ -99,6 +103,7 @@ class DemoTable:
             ("weapon", "weapon"),
             ("zone-", "zone"),
             ("encounter", "encounter"),
+            ("events", "encounter"),  # the table display's feed of a fight
             ("participant", "encounter"),
             ("npc_copies", "encounter"),
             ("zone_adjust", "encounter"),
@@ -168,6 +173,7 @@ def demo_table() -> DemoTable:
         character=character,
         encounter=encounter,
         ids=ids,
+        display_secret=display.make_link(campaign=campaign, actor=users["gm"]).secret,
     )
 
 

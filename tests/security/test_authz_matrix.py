@@ -41,6 +41,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from combat import services as combat
+from combat.display import make_link as make_display_link
 from combat.models import Declaration, Encounter, Participant
 from sheets.accounts import email_token
 from sheets.models import ApiToken, Campaign, Character
@@ -329,6 +330,23 @@ class Entry:
 
 def entry(at: At, **methods: Rule) -> Entry:
     return Entry(at, {method.upper(): rule for method, rule in methods.items()})
+
+
+def display_link(w: World) -> dict[str, Any]:
+    make_display_link(campaign=w.campaign, actor=w.gm)
+    return {"pk": w.campaign.pk}
+
+
+def display_secret(w: World) -> dict[str, Any]:
+    return {"secret": make_display_link(campaign=w.campaign, actor=w.gm).secret}
+
+
+def no_such_display(w: World) -> dict[str, Any]:
+    return {"secret": "A" * 43}
+
+
+def no_such_display_events(w: World) -> dict[str, Any]:
+    return {"secret": "A" * 43, "pk": w.encounter.pk}
 
 
 def nowhere(w: World) -> dict[str, Any]:
@@ -744,6 +762,13 @@ MATRIX: dict[str, Entry] = {
     "live:encounter_events": entry(
         encounter, get=Rule(who(anonymous=403, player=OK, owner=OK, gm=OK))
     ),
+    "combat:encounter_timer": entry(encounter, post=Rule(GM, body={"seconds": "60"})),
+    # --- The table display: the GM manages its link; the link alone opens the display --------
+    "display:link_make": entry(campaign, post=Rule(GM)),
+    "display:link_revoke": entry(campaign, post=Rule(GM, setup=display_link)),
+    # Anyone holding the secret, logged in or not; without it, 404 (no_such_display).
+    "display:page": entry(no_such_display, get=Rule(PUBLIC, setup=display_secret)),
+    "display:events": entry(no_such_display_events, get=Rule(PUBLIC, setup=display_secret)),
     # --- Webhooks: the GM's alone, even to look (secrets, bodies sent) -------------------------
     "integrations:webhook_list": entry(
         campaign, get=Rule(GM), post=Rule(GM, body={**HOOK, "events": "roll.resolved"})

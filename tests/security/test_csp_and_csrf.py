@@ -19,7 +19,13 @@ from tests.security.pages import DemoTable, Route, demo_table, routes, snapshot
 pytestmark = pytest.mark.django_db
 
 #: Pages that stream or download instead of rendering HTML (checked elsewhere).
-NOT_HTML = {"live:encounter_events", "sheets:character_export", "logout", "healthz"}
+NOT_HTML = {
+    "live:encounter_events",
+    "display:events",
+    "sheets:character_export",
+    "logout",
+    "healthz",
+}
 
 
 @pytest.fixture

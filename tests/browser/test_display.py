@@ -1,0 +1,139 @@
+"""The table display on a TV (1920x1080), served by uvicorn, follows the fights the GM starts
+and plays from a laptop, tells a hidden foe's wounds in words as the player's phone does, waits
+between fights, and goes blank with a clear message when the GM turns it off."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from combat import services
+from combat.models import Participant
+from tests.browser.test_live_encounter import PHONE, log_in
+from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_campaign, make_user
+from tests.qr_decode import decode_png
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TV = {"width": 1920, "height": 1080}
+PROJECTOR = {"width": 1280, "height": 720}
+SHOTS = Path(tempfile.gettempdir()) / "omg-shots"  # looked at by hand, not compared
+IDLE_PICKUP = 12_000  # ms: the idle screen looks again every 5 s
+
+
+@pytest.fixture
+def table(transactional_db: None) -> dict[str, Any]:
+    gm, player = make_user("gm"), make_user("pat")
+    campaign = make_campaign(gm, players=(player,), name="Night Market")
+    ysolde, thug = make_ysolde(campaign, player), make_thug(campaign, gm)
+
+    def prepare(name: str) -> Any:
+        encounter, _ = services.create_encounter(campaign=campaign, name=name, actor=gm)
+        services.add_participants(encounter=encounter, characters=[ysolde, thug], actor=gm)
+        p = Participant.objects.get(encounter=encounter, character=thug)
+        services.update_participant(participant=p, hidden=True, hidden_shows="words", actor=gm)
+        return encounter, p
+
+    return {"campaign": campaign, "prepare": prepare, "thug": thug}
+
+
+def gm_confirms(page: Page) -> None:
+    page.once("dialog", lambda dialog: dialog.accept())
+
+
+def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Browser, table):
+    base = asgi_server.url
+    campaign = table["campaign"]
+    errors: list[str] = []
+    gm = log_in(browser, base, "gm")
+    phone = log_in(browser, base, "pat", viewport=PHONE, is_mobile=True, has_touch=True)
+    for page in (gm, phone):
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+    # The GM makes the display link on the campaign page; its QR code reads as the link.
+    gm.goto(f"{base}{campaign.get_absolute_url()}")
+    gm.get_by_role("button", name="Make a display link").click()
+    link = gm.get_by_test_id("display-url").inner_text().strip()
+    assert re.fullmatch(rf"{re.escape(base)}/display/[\w-]{{43}}/", link)
+    assert decode_png(gm.get_by_test_id("display-qr").locator("svg").screenshot()) == [link]
+
+    # The TV opens it, logged in as nobody: no fight yet.
+    tv = browser.new_context(viewport=TV).new_page()
+    tv.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tv.goto(link)
+    expect(tv.get_by_test_id("display-idle")).to_contain_text("Night Market")
+
+    # The GM starts the first fight from the laptop; the TV picks it up by itself.
+    first, thug = table["prepare"]("Ambush")
+    gm.goto(f"{base}{first.get_absolute_url()}")
+    gm.get_by_role("button", name="Start: roll initiative").click()
+    expect(gm.get_by_test_id("round")).to_contain_text("1")
+    board = tv.get_by_test_id("display-board")
+    expect(board).to_contain_text("Ambush", timeout=IDLE_PICKUP)
+    expect(tv.get_by_test_id("display-status")).to_have_text("Live")
+    expect(tv.get_by_test_id("display-round")).to_have_text("Round 1")
+    turn = gm.get_by_test_id("turn").inner_text().strip()
+    now = tv.get_by_test_id("display-turn").locator("strong")
+    expect(now).to_have_text(turn)
+
+    # The hidden thug: a word on the TV and on the player's phone, never a number.
+    word = tv.get_by_test_id(f"display-words-{thug.pk}")
+    expect(word).to_have_text("unhurt")
+    phone.goto(f"{base}{first.get_absolute_url()}")
+    expect(phone.get_by_test_id(f"words-{thug.pk}")).to_have_text("unhurt")
+    chest = table["thug"].zones.get(name="chest")
+    menu = gm.locator(f"#row-menu-{thug.pk}")
+    menu.locator("summary").click()
+    menu.locator("select[name=zone]").select_option(str(chest.pk))
+    menu.locator("input[name=amount]").fill("15")
+    menu.get_by_role("button", name="Damage").click()
+    expect(word).to_have_text("badly hurt", timeout=2_000)
+    expect(phone.get_by_test_id(f"words-{thug.pk}")).to_have_text("badly hurt", timeout=2_000)
+    row = tv.get_by_test_id(f"display-fighter-{thug.pk}").inner_text()
+    assert not re.search(r"\d", row.replace("#1", "")), row
+
+    # The GM passes the turn: the TV follows live.
+    gm.get_by_test_id("next-turn").click()
+    expect(gm.get_by_test_id("turn")).not_to_have_text(turn)
+    expect(now).not_to_have_text(turn, timeout=2_000)
+    expect(tv.get_by_test_id("display-next")).to_have_text(turn)
+    SHOTS.mkdir(exist_ok=True)
+    tv.screenshot(path=SHOTS / "display-1920x1080.png")
+    assert tv.evaluate("document.documentElement.scrollWidth") <= TV["width"]
+    projector = browser.new_context(viewport=PROJECTOR).new_page()
+    projector.goto(link)
+    expect(projector.get_by_test_id("display-status")).to_have_text("Live")
+    projector.screenshot(path=SHOTS / "display-1280x720.png")
+    assert projector.evaluate("document.documentElement.scrollWidth") <= PROJECTOR["width"]
+    assert projector.evaluate("document.documentElement.scrollHeight") <= PROJECTOR["height"]
+    projector.close()
+
+    # The GM ends the fight: the TV goes idle, then picks up the second fight by itself.
+    gm.get_by_role("button", name="End the fight").click()
+    expect(tv.get_by_test_id("display-round")).to_have_text("Fight over", timeout=2_000)
+    expect(tv.get_by_test_id("display-idle")).to_be_visible(timeout=IDLE_PICKUP)
+    second, _ = table["prepare"]("Bridge")
+    gm.goto(f"{base}{second.get_absolute_url()}")
+    gm.get_by_role("button", name="Start: roll initiative").click()
+    expect(tv.get_by_test_id("display-board")).to_contain_text("Bridge", timeout=IDLE_PICKUP)
+    expect(tv.get_by_test_id("display-status")).to_have_text("Live")
+
+    # The GM turns the display off: the open TV says so at once, and shows nothing more.
+    gm.goto(f"{base}{campaign.get_absolute_url()}")
+    gm_confirms(gm)
+    gm.get_by_role("button", name="Turn display off").click()
+    expect(gm.get_by_test_id("display-url")).to_have_count(0)
+    expect(tv.get_by_test_id("display-off")).to_have_text(
+        re.compile("This display was turned off"), timeout=3_000
+    )
+    expect(tv.get_by_test_id("display-board")).to_have_count(0)
+    assert "Bridge" not in tv.content() and "Ysolde" not in tv.content()
+    tv.screenshot(path=SHOTS / "display-off.png")
+    # The 404 of the turned-off page is expected; nothing else went wrong (CSP included).
+    assert [e for e in errors if "404" not in e] == [], errors

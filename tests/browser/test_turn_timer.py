@@ -1,0 +1,72 @@
+"""The turn timer on every screen: the GM's laptop, the player's phone and the table display
+count down the same turn, warn in its last seconds, say when time is up, and nothing happens
+by itself."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from combat import display
+from combat.models import Encounter
+from tests.browser.test_live_encounter import PHONE, fight, log_in  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TV = {"width": 1920, "height": 1080}
+SHOTS = Path(tempfile.gettempdir()) / "omg-shots"  # looked at by hand, not compared
+
+
+def test_the_timer_counts_down_on_every_screen(
+    asgi_server,
+    browser: Browser,
+    fight: dict[str, Any],  # noqa: F811 - the fixture above
+):
+    base = asgi_server.url
+    encounter = fight["encounter"]
+    url = f"{base}{encounter.get_absolute_url()}"
+    gm = log_in(browser, base, "gm")
+    phone = log_in(browser, base, "pat", viewport=PHONE, is_mobile=True, has_touch=True)
+    link = display.make_link(campaign=encounter.campaign, actor=encounter.campaign.gm)
+    tv = browser.new_context(viewport=TV).new_page()
+    for page in (gm, phone):
+        page.goto(url)
+        expect(page.get_by_test_id("live-status")).to_contain_text("Live")
+    tv.goto(f"{base}/display/{link.secret}/")
+    expect(tv.get_by_test_id("display-status")).to_have_text("Live")
+    screens = (gm, phone, tv)
+    for page in screens:
+        expect(page.get_by_test_id("turn-timer")).to_have_count(0)
+
+    # The GM switches it on from the laptop: 12 seconds a turn.
+    form = gm.get_by_test_id("timer-form")
+    form.locator("input[name=seconds]").fill("12")
+    form.get_by_role("button", name="Set").click()
+    for page in screens:
+        timer = page.get_by_test_id("turn-timer")
+        expect(timer).to_contain_text("of 12 s", timeout=2_000)
+    # Its last 10 seconds are a warning, then time is up, on each screen.
+    for page in screens:
+        expect(page.get_by_test_id("turn-timer")).to_have_class(
+            "turn-timer turn-timer-warning", timeout=5_000
+        )
+    SHOTS.mkdir(exist_ok=True)
+    for name, page in zip(("gm", "phone", "tv"), screens, strict=True):
+        page.screenshot(path=SHOTS / f"timer-{name}.png")
+    for page in screens:
+        timer = page.get_by_test_id("turn-timer")
+        expect(timer).to_contain_text("time's up", timeout=15_000)
+        expect(timer).to_have_class("turn-timer turn-timer-up")
+    # Nothing happened by itself: the same turn, nothing new in the log.
+    turn = gm.get_by_test_id("turn").inner_text()
+    gm.wait_for_timeout(1_000)
+    assert Encounter.objects.get(pk=encounter.pk).turn_id == fight["thug"].pk
+    expect(gm.get_by_test_id("turn")).to_have_text(turn)
+    # The GM passes the turn: the next one gets the whole time again everywhere.
+    gm.get_by_test_id("next-turn").click()
+    for page in screens:
+        expect(page.get_by_test_id("turn-timer")).not_to_contain_text("time's up", timeout=2_000)
