@@ -10,7 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from combat import services
+from combat import services, wound_words
 from combat.api.base import _hidden
 from combat.models import (
     DEFENSE_MODES,
@@ -59,6 +59,10 @@ class ParticipantSerializer(serializers.ModelSerializer):  # type: ignore[type-a
     numbers = serializers.SerializerMethodField(
         help_text="Vitality, zones, weapons and initiative; null when the GM hides them."
     )
+    wounds_in_words = serializers.SerializerMethodField(
+        help_text="For a viewer kept from a hidden participant's numbers, its state in one "
+        "word when the GM chose to tell it (`hidden_shows`: words); null otherwise."
+    )
 
     class Meta:
         model = Participant
@@ -77,6 +81,7 @@ class ParticipantSerializer(serializers.ModelSerializer):  # type: ignore[type-a
             "counterattacks",
             "stamina_due",
             "numbers",
+            "wounds_in_words",
         ]
         read_only_fields = fields
 
@@ -95,6 +100,22 @@ class ParticipantSerializer(serializers.ModelSerializer):  # type: ignore[type-a
             "zones": CombatZoneSerializer(c.zones.all(), many=True).data,
             "weapons": CombatWeaponSerializer(c.weapons.all(), many=True).data,
         }
+
+    @extend_schema_field(serializers.ChoiceField(choices=wound_words.WORDS, allow_null=True))
+    def get_wounds_in_words(self, obj: Participant) -> str | None:
+        # The one hidden rule decides who is kept from the numbers; the GM's choice decides
+        # whether those viewers get the word.
+        if obj.pk not in _hidden(self.context["request"], obj.encounter):
+            return None
+        if obj.hidden_shows != Participant.HiddenShows.WORDS:
+            return None
+        c = obj.character
+        return wound_words.wounds_in_words(
+            state=obj.state,
+            vitality=c.vitality,
+            vit_max=omg.derived(aptitudes_of(c), bzf=c.bzf).vit,
+            zones=((z.wounds, c.bzf) for z in c.zones.all()),
+        )
 
 
 class OddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -323,6 +344,12 @@ class ParticipantUpdateSerializer(fields.StrictSerializer):
     gm_order = fields.IntegerField(required=False, min_value=0, max_value=1000)
     itv = fields.IntegerField(required=False, min_value=0, max_value=100)
     state = serializers.ChoiceField(choices=Participant.State.choices, required=False)
+    hidden_shows = serializers.ChoiceField(
+        choices=Participant.HiddenShows.choices,
+        required=False,
+        help_text="What players see of this participant's wounds while it is hidden: "
+        "nothing, or its state in words (`wounds_in_words`).",
+    )
     clear_conditions = fields.BooleanField(default=False)
 
 
