@@ -6,6 +6,12 @@ in turn) follow a running encounter; the GM passes the turn, and the work every 
 of that event costs is profiled with cProfile: wall time, queries, and the functions that
 take the most time. ``live.fan_out`` (the broadcaster's one pass per event) is profiled when
 it exists, else ``live.messages_after`` once per viewer (the stream of each page on its own).
+
+``bench/profile_fanout.py [viewers] display`` compares instead the pass for ``viewers`` pages,
+the same with one table display open (combat/display.py), with one more page of an audience
+already drawn, and with one more page drawn on its own: the best of several passes over the
+same event each, printed as ratios to the first (the machine's speed cancels out), with the
+queries of each. A display should cost no more than one more player's page does.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> None:
     viewers = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    with_display = "display" in sys.argv[2:]
     tmp = tempfile.mkdtemp(prefix="omg-profile-")
     os.environ.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -72,6 +79,11 @@ def main() -> None:
             for user in pages:
                 live.messages_after(encounter, user, after)
 
+    if with_display:
+        compare_display(encounter, gm, pages)
+        subprocess.run(["rm", "-rf", tmp])
+        return
+
     for _ in range(3):  # warm up: templates compiled, caches filled
         after = live.latest_entry_id(encounter)
         services.next_turn(encounter=encounter, actor=gm)
@@ -92,6 +104,69 @@ def main() -> None:
         print(f"  bytes after the entries, per stream: {sizes}")
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(18)
     subprocess.run(["rm", "-rf", tmp])
+
+
+def compare_display(encounter: object, gm: object, pages: list) -> None:
+    """One event's pass for the pages; the pages and one display; the pages and one more
+    page of an audience they already hold (a player who owns no hidden fighter: the shared
+    render); the pages and one more page drawn on its own (a player whose fighter is hidden,
+    who sees its numbers): a display should cost no more than the last."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from combat import display, live, services
+    from sheets.models import Membership
+    from sheets.services import create_character
+
+    campaign = encounter.campaign  # type: ignore[attr-defined]
+    # A player of their own: their fighter is hidden, so their page is drawn for them alone.
+    carol = get_user_model().objects.create_user("carol-profile")
+    Membership.objects.create(campaign=campaign, user=carol)
+    scout = create_character(
+        campaign=campaign, owner=carol, name="Carol's Scout", weight=150, itv=8, spd=3, vgr=3
+    )
+    services.add_participants(encounter=encounter, characters=[scout], actor=gm)
+    joined = encounter.participants.get(character=scout)  # type: ignore[attr-defined]
+    services.update_participant(participant=joined, actor=gm, hidden=True)
+    link = display.make_link(campaign=campaign, actor=gm)
+    screen = display.DisplayViewer(link)
+    n = len(pages)
+    variants = {
+        f"{n} pages": pages,
+        f"{n} pages + 1 display": [*pages, screen],
+        f"{n} pages + 1 shared page": [*pages, pages[n % 3]],
+        f"{n} pages + 1 own page": [*pages, carol],
+    }
+    after = live.latest_entry_id(encounter)  # type: ignore[arg-type]
+    services.next_turn(encounter=encounter, actor=gm)
+
+    def one_pass(viewers: list) -> tuple[float, int]:
+        subscribers = [live.Subscriber(u, after, None, greeted=True) for u in viewers]
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            live.fan_out(encounter, subscribers)  # type: ignore[arg-type]
+            elapsed = time.perf_counter() - started
+        return elapsed, len(queries)
+
+    # Each variant in turn, many times over, the best of each: other work on the machine
+    # only ever adds time.
+    best = {name: (float("inf"), 0) for name in variants}
+    for _ in range(3):
+        for viewers in variants.values():
+            one_pass(viewers)  # warm up
+    for _ in range(15):
+        for name, viewers in variants.items():
+            elapsed, count = one_pass(viewers)
+            best[name] = (min(best[name][0], elapsed), count)
+    base = best[f"{n} pages"][0]
+    print("live.fan_out, one event, best of 15 passes each (ratios to the first):")
+    for name, (elapsed, count) in best.items():
+        print(f"  {name:>26}: {elapsed * 1000:7.1f} ms  x{elapsed / base:.3f}  {count} queries")
+    extra = {name: best[name][0] - base for name in variants}
+    own = extra[f"{n} pages + 1 own page"]
+    if own > 0:
+        print(f"  a display costs x{extra[f'{n} pages + 1 display'] / own:.2f} of one own page")
 
 
 if __name__ == "__main__":

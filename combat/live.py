@@ -51,6 +51,7 @@ from asgiref.sync import SyncToAsync, sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import connections
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -269,15 +270,26 @@ def allowed_users(encounter: Encounter, user_ids: set[int]) -> set[int]:
     player removed from the campaign may not), in one query however many viewers there are.
     The broadcaster checks it on every message and heartbeat, with ``encounter`` just read
     again (a deleted encounter is followed by nobody)."""
-    players = Membership.objects.filter(campaign_id=encounter.campaign_id, user_id__in=user_ids)
-    allowed = set(players.values_list("user_id", flat=True))
-    if encounter.campaign.gm_id in user_ids:
-        allowed.add(encounter.campaign.gm_id)
-    # A table display follows as the negative of its link's id, while its link stands.
+    followers = (
+        Membership.objects.filter(campaign_id=encounter.campaign_id, user_id__in=user_ids)
+        .order_by()
+        .values_list("user_id", flat=True)
+    )
+    # A table display follows as the negative of its link's id, while its link stands: asked
+    # in the same query, so an open display adds no round trip to a pass.
     displays = [-uid for uid in user_ids if uid < 0]
     if displays:
-        links = DisplayLink.objects.filter(campaign_id=encounter.campaign_id, pk__in=displays)
-        allowed |= {-pk for pk in links.values_list("pk", flat=True)}
+        links = (
+            DisplayLink.objects.filter(campaign_id=encounter.campaign_id, pk__in=displays)
+            .order_by()
+            .annotate(follower=-F("pk"))
+            .values_list("follower", flat=True)
+        )
+        # Unordered, its parts and itself: the models' default orders name none of its columns.
+        followers = followers.union(links, all=True).order_by()
+    allowed = set(followers)
+    if encounter.campaign.gm_id in user_ids:
+        allowed.add(encounter.campaign.gm_id)
     return allowed
 
 

@@ -9,7 +9,9 @@ import re
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.cache import cache
+from django.db import connection
 from django.test import AsyncClient
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from combat import display, display_views, live, services, views
@@ -201,6 +203,27 @@ class TestTheFeed:
         assert len({tuple(out[s]) for s in screens}) == 1
         # The display shares the players' entries: only the board is its own.
         assert out[screens[0]][:-1] == out[player][:-1]
+
+    def test_an_open_display_costs_a_pass_no_query_more(self, fight, django_assert_num_queries):
+        """The fan-out checks who may follow in one query, displays included: a display adds
+        its board to a pass, not a round trip to the database."""
+        link = link_of(fight)
+        before = live.latest_entry_id(fight.encounter)
+        services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+
+        def pages():
+            return [
+                live.Subscriber(user, before, None, greeted=True)
+                for user in (fight.table.gm, fight.table.player)
+            ]
+
+        live.fan_out(fight.encounter, pages())  # warm: the same caches for both passes
+        with CaptureQueriesContext(connection) as without:
+            live.fan_out(fight.encounter, pages())
+        screen = _display_subscriber(link, before)
+        with django_assert_num_queries(len(without)):
+            out = live.fan_out(fight.encounter, [*pages(), screen])
+        assert 'data-testid="display-board"' in "".join(out[screen])
 
     def test_a_revoked_display_is_told_it_is_gone(self, fight):
         link = link_of(fight)
