@@ -115,7 +115,8 @@ def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Brow
     projector.close()
 
     # The GM ends the fight: the TV goes idle, then picks up the second fight by itself.
-    gm.get_by_role("button", name="End the fight").click()
+    gm.get_by_test_id("end-fight").locator("summary").click()  # it asks first
+    gm.get_by_test_id("end-fight-confirm").click()
     expect(tv.get_by_test_id("display-round")).to_have_text("Fight over", timeout=2_000)
     expect(tv.get_by_test_id("display-idle")).to_be_visible(timeout=IDLE_PICKUP)
     second, _ = table["prepare"]("Bridge")
