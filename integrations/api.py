@@ -113,7 +113,7 @@ class WebhookViewSet(
 
     def _campaign(self) -> Campaign:
         user = self.request.user
-        campaign = Campaign.objects.for_user(user).filter(pk=self.kwargs.get("campaign_pk")).first()
+        campaign = Campaign.objects.for_user(user).filter(pk=self.kwargs.get("campaign_pk")).first()  # type: ignore[misc]  # from the URL
         if campaign is None:
             raise NotFound("No such campaign.")
         if not campaign.is_gm(user):

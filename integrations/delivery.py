@@ -139,7 +139,7 @@ def check_url(url: str) -> Target:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise RefusedURL(f"The host {parts.hostname!r} does not resolve.") from exc
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     if not addresses:
         raise RefusedURL(f"The host {parts.hostname!r} does not resolve.")
     if not settings.WEBHOOKS_ALLOW_PRIVATE and any(_refused(ip) for ip in addresses):

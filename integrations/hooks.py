@@ -85,7 +85,7 @@ def _loaded(entry: CombatLogEntry) -> bool:
     fields = [CombatLogEntry._meta.get_field(name) for name in _ENTRY_RELATIONS]
     if not all(f.is_cached(entry) for f in fields):  # type: ignore[union-attr]
         return False
-    return Encounter._meta.get_field("campaign").is_cached(entry.encounter)  # type: ignore[union-attr]
+    return Encounter._meta.get_field("campaign").is_cached(entry.encounter)
 
 
 _ENTRY_RELATIONS = ("encounter", "actor", "declaration", "participant")

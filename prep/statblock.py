@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
+from rules.engine.omg_data import DEFAULT_ZONES
 from sheets import services as sheet_services
 from sheets.api.characters import CharacterSerializer
 from sheets.models import APTITUDE_FIELDS, BodyZone, Campaign, Character, Discipline, Weapon
@@ -56,7 +57,7 @@ class StatBlockSerializer(CharacterSerializer):
         read_only_fields: list[str] = []
 
     def get_fields(self) -> dict[str, Any]:
-        return serializers.ModelSerializer.get_fields(self)  # type: ignore[no-any-return]
+        return serializers.ModelSerializer.get_fields(self)
 
     def known_keys(self) -> set[str]:
         # An exported character sheet is a stat block too: its other keys are ignored.
@@ -88,7 +89,7 @@ def validate(data: Any, *, request: Any) -> tuple[dict[str, Any] | None, Any]:
     sheet: dict[str, Any] = {"name": character.name}
     sheet.update({f: getattr(character, f) for f in FIELDS})
     if rows["zones"] is None:
-        rows["zones"] = [{"name": z} for z in sheet_services.DEFAULT_ZONES]
+        rows["zones"] = [{"name": z} for z in DEFAULT_ZONES]
     for key, fields in ROW_FIELDS.items():
         out = []
         for index, row in enumerate(rows[key] or []):
@@ -128,7 +129,6 @@ def materialize(sheet: dict[str, Any], *, campaign: Campaign, owner: Any, name: 
     Character.objects.filter(pk=character.pk).update(fight_only=True)
     character.fight_only = True
     for key, model in ROW_MODELS.items():
-        model.objects.bulk_create(  # type: ignore[attr-defined]
-            model(character=character, **row) for row in sheet.get(key, [])
-        )
+        rows = [model(character=character, **row) for row in sheet.get(key, [])]
+        model.objects.bulk_create(rows)  # type: ignore[arg-type]  # all rows of this model
     return character

@@ -42,7 +42,7 @@ class IntegerField(serializers.IntegerField):
         # driver raises OverflowError past it: a field without a bound of its own (ids) is one.
         if abs(data) > MAX_ID:
             self.fail("out_of_range", limit=MAX_ID)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return super().to_internal_value(data)
 
 
 class CharField(serializers.CharField):
@@ -56,7 +56,7 @@ class CharField(serializers.CharField):
             self.fail("invalid")
         if self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return super().to_internal_value(data)
 
 
 class BooleanField(serializers.BooleanField):
@@ -77,7 +77,7 @@ class ManyRelatedField(serializers.ManyRelatedField):
     def to_internal_value(self, data: Any) -> list[Any]:
         if not isinstance(data, list):
             self.fail("not_a_list", input_type=type(data).__name__)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return list(super().to_internal_value(data))
 
 
 class PrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]

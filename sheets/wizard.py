@@ -148,7 +148,8 @@ class CreationForm(forms.Form):
         return omg.manual_aptitudes(typed)  # type: ignore[arg-type]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         method = data.get("method")
         archetype = data.get("archetype")
         if self.data.get("action") == "create":

@@ -26,7 +26,7 @@ from sheets.ids import parse_id
 
 class ConditionSerializer(serializers.Serializer):  # type: ignore[type-arg]
     key = serializers.CharField(help_text="What to send to remove it.")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # DRF moves fields off the class
     custom = serializers.BooleanField(help_text="One of the GM's own named conditions.")
     ends = serializers.ChoiceField(
         choices=["turn", "round", "removed", "state"],

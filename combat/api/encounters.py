@@ -315,10 +315,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             if after_id is None:
                 raise serializers.ValidationError({"after": ["Give an entry id (a number)."]})
             entries = entries.filter(pk__gt=after_id)
-        entries = list(entries.order_by("pk")[:500])
-        for e in entries:
+        page = list(entries.order_by("pk")[:500])
+        for e in page:
             e.encounter = encounter
-        return Response(LogEntrySerializer(entries, many=True, context={"request": request}).data)
+        return Response(LogEntrySerializer(page, many=True, context={"request": request}).data)
 
 
 #: What a declaration's field at fault is told (combat.services.CombatError.fields).

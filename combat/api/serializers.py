@@ -268,12 +268,12 @@ class EncounterSerializer(fields.StrictModelSerializer):
         fields = super().get_fields()
         request = self.context.get("request")
         if request is not None and request.user.is_authenticated:
-            fields["campaign"].queryset = Campaign.objects.for_user(request.user)
+            fields["campaign"].queryset = Campaign.objects.for_user(request.user)  # type: ignore[attr-defined]  # a PrimaryKeyRelatedField
         return fields
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_is_gm(self, obj: Encounter) -> bool:
-        return obj.campaign.gm_id == self.context["request"].user.pk
+        return bool(obj.campaign.gm_id == self.context["request"].user.pk)
 
     def validate_campaign(self, campaign: Campaign) -> Campaign:
         if self.instance is not None and campaign.pk != self.instance.campaign_id:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from django.http import QueryDict
 from drf_spectacular.utils import (
@@ -91,7 +91,7 @@ class RulesView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [RulesAnonThrottle, RulesUserThrottle]
 
-    def throttled(self, request: Request, wait: float | None) -> None:
+    def throttled(self, request: Request, wait: float | None) -> NoReturn:
         raise exceptions.Throttled(
             wait=wait, detail="Too many rules requests from you in a short time; please slow down."
         )

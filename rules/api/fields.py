@@ -20,7 +20,7 @@ from rules.engine import RulesError, ogs
 # Fields: strict in JSON bodies, lenient only where a query string leaves no choice
 
 
-def _in_query(field: serializers.Field) -> bool:
+def _in_query(field: serializers.Field[Any, Any, Any, Any]) -> bool:
     return isinstance(getattr(field.root, "initial_data", None), QueryDict)
 
 
@@ -70,7 +70,8 @@ class DiceListField(serializers.ListField):
         if isinstance(dictionary, QueryDict):
             if self.field_name not in dictionary:
                 return serializers.empty
-            return [d for item in dictionary.getlist(self.field_name) for d in item.split(",") if d]
+            items = dictionary.getlist(self.field_name)  # type: ignore[arg-type]  # bound: it has a name
+            return [d for item in items for d in item.split(",") if d]
         return super().get_value(dictionary)
 
 
@@ -102,7 +103,7 @@ def _faces(high: int, **kwargs: Any) -> serializers.ListField:
 # Exact-odds twins for the schema: the same shape with "n/d" strings where floats were
 
 
-_TWINS: dict[type, type] = {}
+_TWINS: dict[type, type[serializers.Serializer[Any]]] = {}
 
 
 def _exact_field(field: serializers.Field) -> serializers.Field:  # type: ignore[type-arg]
@@ -114,7 +115,7 @@ def _exact_field(field: serializers.Field) -> serializers.Field:  # type: ignore
     if isinstance(field, serializers.DictField | serializers.ListField):
         return type(field)(child=_exact_field(field.child), allow_null=field.allow_null)
     if isinstance(field, serializers.ListSerializer):
-        return serializers.ListSerializer(child=_exact_field(field.child))
+        return serializers.ListSerializer(child=_exact_field(field.child))  # type: ignore[arg-type]  # always set
     if isinstance(field, serializers.Serializer):
         return exact_twin(type(field))
     return copy.deepcopy(field)

@@ -404,7 +404,7 @@ class OreSetCountOddsWithExactSerializer(OreSetCountOddsSerializer):
         },
     }
 )
-class _AssignedSetsField(serializers.ListField):  # type: ignore[type-arg]
+class _AssignedSetsField(serializers.ListField):
     pass
 
 
@@ -483,7 +483,7 @@ class OreMultipleView(RulesView):
 
 
 class OreCooperateRequestSerializer(fields.StrictSerializer):
-    members = OrePoolRequestSerializer(
+    members = OrePoolRequestSerializer(  # type: ignore[call-arg]  # lengths for the ListSerializer
         many=True,
         min_length=2,
         max_length=10,

@@ -70,7 +70,7 @@ class SdsSkillSerializer(fields.StrictSerializer):
 
 
 class SdsCheckRequestSerializer(SdsSkillSerializer):
-    difficulty = SdsDifficultySerializer(
+    difficulty = SdsDifficultySerializer(  # type: ignore[assignment]  # the field DRF reads
         required=False, allow_null=True, help_text="{'die': 10} or {'hard': 8}; null for none."
     )
     skill_rolls = serializers.ListField(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms, template
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.template.defaultfilters import linebreaksbr
 from django.urls import reverse
@@ -53,6 +54,8 @@ class FieldFacts:
 @functools.cache
 def _facts(model: type[models.Model], field: str, widget: str, language: str) -> FieldFacts:
     model_field = model._meta.get_field(field)
+    if not isinstance(model_field, models.Field):
+        raise TypeError(f"{model.__name__}.{field} is a relation, not a field of the sheet")
     if not widget:
         if model_field.choices:
             widget = "select"
@@ -64,9 +67,9 @@ def _facts(model: type[models.Model], field: str, widget: str, language: str) ->
             widget = "text"
     bounds: dict[str, int] = {}
     for validator in model_field.validators:
-        if type(validator).__name__ == "MinValueValidator":
+        if isinstance(validator, MinValueValidator):
             bounds["min"] = validator.limit_value
-        if type(validator).__name__ == "MaxValueValidator":
+        if isinstance(validator, MaxValueValidator):
             bounds["max"] = validator.limit_value
     if isinstance(model_field, models.PositiveIntegerField | models.PositiveSmallIntegerField):
         bounds.setdefault("min", 0)
@@ -159,7 +162,7 @@ def sheet_field(
     elif error:
         message = format_html("{} The last good value is kept.", error)
     else:
-        message = ""
+        message = SafeString("")
     # Enter (a phone's Go key) fires change and then submits the form: both go through htmx,
     # and the submit is dropped while the change's save is on its way, so one edit is one save
     # (a second save would carry the old "original" and read as a conflict). A submit alone

@@ -278,7 +278,7 @@ def test_it_gives_the_seed_tide_odds() -> None:
     assert worse.setback == Fraction(11, 36)  # 31%
     assert worse.edge == Fraction(1, 36)  # under 3%
     for mode in ("normal", "worse", "better"):
-        assert sum(okrpg.tide_odds(mode).values.values()) == 1  # type: ignore[arg-type]
+        assert sum(okrpg.tide_odds(mode).values.values()) == 1
 
 
 def test_it_rolls_the_tide_with_a_seeded_random() -> None:

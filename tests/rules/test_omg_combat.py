@@ -175,12 +175,12 @@ def test_it_serializes_a_strike() -> None:
             lambda: Attacker("slash", 3),
             InvalidChoice,
             "strike mode must be one of fast, precise, mighty",
-        ),  # type: ignore[arg-type]
+        ),
         (
             lambda: Defender("duck", 3),
             InvalidChoice,
             "defense mode must be one of dodge, parry, block",
-        ),  # type: ignore[arg-type]
+        ),
         (lambda: atk("fast", apt=0), InvalidScore, "APT must be between 1 and 5, got 0"),
         (lambda: atk("fast", dsc=6), InvalidScore, "DSC must be between 0 and 5"),
         (lambda: atk("fast", dmg=6), InvalidScore, "weapon DMG must be between 0 and 5"),
