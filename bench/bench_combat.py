@@ -127,7 +127,7 @@ def api_strikes(
     profile: bool,
 ) -> None:
     client = Client()
-    client.force_login(gm)  # type: ignore[arg-type]
+    client.force_login(gm)  # type: ignore[arg-type]  # a User
     args = (encounter.pk, y.pk, t.pk, zone, weapon)
     with override_settings(ROOT_URLCONF=__name__, ALLOWED_HOSTS=["testserver"], DEBUG=False):
         strike(client, *args, 0)  # warm up

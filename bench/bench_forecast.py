@@ -55,7 +55,7 @@ def party() -> list[Combatant]:
             weapons=(weapon,),
             itv_base=foc + spd + svy,
             foc=foc,
-            **kw,  # type: ignore[arg-type]
+            **kw,  # type: ignore[arg-type]  # per-case settings
         )
 
     leather = _zones({"chest": 2, "abdomen": 2, "head": 3})

@@ -44,7 +44,7 @@ class DisplayViewer(AnonymousUser):
     an id of its own, the negative of its link's, that no user has."""
 
     def __init__(self, link: DisplayLink) -> None:
-        self.id = self.pk = -link.pk  # type: ignore[assignment]
+        self.id = self.pk = -link.pk  # type: ignore[assignment]  # AnonymousUser's are None
         self.link = link
 
 

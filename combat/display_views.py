@@ -126,4 +126,4 @@ async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResp
     after = live.last_seen(request)
     viewer = display.DisplayViewer(link)
     # live.stream_response serves any viewer; its annotation says a signed-in user.
-    return _private(await live.stream_response(encounter, viewer, after))  # type: ignore[arg-type]
+    return _private(await live.stream_response(encounter, viewer, after))  # type: ignore[arg-type]  # see the comment above

@@ -73,7 +73,7 @@ class FailOpenThrottleMixin:
 
     def allow_request(self, request: Any, view: Any) -> bool:
         try:
-            allowed: bool = super().allow_request(request, view)  # type: ignore[misc]
+            allowed: bool = super().allow_request(request, view)  # type: ignore[misc]  # a mixin of DRF throttles
         except CACHE_ERRORS as exc:
             cache_unavailable(exc)
             return True

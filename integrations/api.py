@@ -71,7 +71,7 @@ class WebhookWithSecretSerializer(WebhookSerializer):
         fields = [*WebhookSerializer.Meta.fields, "secret"]
 
 
-class DeliverySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class DeliverySerializer(serializers.ModelSerializer[WebhookDelivery]):
     # A plain string in the schema: an enum named "status" would rename the encounters' one.
     status = serializers.CharField(
         read_only=True, help_text="pending (waiting or retrying), delivered, failed, cancelled"
@@ -105,7 +105,7 @@ class WebhookViewSet(
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
     mixins.DestroyModelMixin,
-    viewsets.GenericViewSet,  # type: ignore[type-arg]
+    viewsets.GenericViewSet[Any],
 ):
     """A campaign's webhook endpoints; its GM only."""
 

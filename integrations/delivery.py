@@ -163,7 +163,7 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
         sock = socket.create_connection((self._address, self.port), self.timeout)
         # The handshake after self.sock is set, so that the delivery's watchdog can cut a
         # receiver that trickles it too.
-        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]
+        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]  # HTTPSConnection's private SSL context
             sock, server_hostname=self.host, do_handshake_on_connect=False
         )
         self.sock.do_handshake()

@@ -39,7 +39,7 @@ NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
 BAD = OpenApiResponse(description="Invalid input: the body names each field that is wrong.")
 
 
-class LibraryNpcSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class LibraryNpcSerializer(serializers.ModelSerializer[LibraryNpc]):
     sheet = serializers.JSONField(
         read_only=True,
         help_text="The stat block: aptitudes, weight, BZF, disciplines, weapons, zones "
@@ -89,7 +89,7 @@ def _run(fn: Any, **kwargs: Any) -> Any:
         description="Refused (400, naming them) while a prepared encounter uses the NPC.",
     ),
 )
-class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class LibraryViewSet(viewsets.ModelViewSet[Any]):
     """The NPC library of the user calling: theirs alone."""
 
     serializer_class = LibraryNpcSerializer
@@ -224,7 +224,7 @@ class PreparedSerializer(fields.StrictModelSerializer):
         return instance
 
 
-class StartedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class StartedSerializer(serializers.Serializer[Any]):
     encounter = serializers.IntegerField(help_text="The encounter created, with its participants.")
     url = serializers.CharField(help_text="Its tracker page.")
 
@@ -288,7 +288,7 @@ class CampaignPreparedViewSet(  # type: ignore[misc]  # self.request is DRF's Re
     PreparedAccess,
     mixins.ListModelMixin,
     mixins.CreateModelMixin,
-    viewsets.GenericViewSet,  # type: ignore[type-arg]
+    viewsets.GenericViewSet[Any],
 ):
     """A campaign's prepared encounters: its GM's alone (players 404)."""
 
@@ -318,7 +318,7 @@ class PreparedViewSet(
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
     mixins.DestroyModelMixin,
-    viewsets.GenericViewSet,  # type: ignore[type-arg]
+    viewsets.GenericViewSet[Any],
 ):
     """One prepared encounter (its campaign's GM only), its start and its matchup table."""
 
@@ -396,12 +396,12 @@ class EncounterLibrarySerializer(fields.StrictSerializer):
     on_alert = fields.BooleanField(default=False)
 
 
-class AddedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AddedSerializer(serializers.Serializer[Any]):
     participants = serializers.ListField(child=serializers.IntegerField())
     names = serializers.ListField(child=serializers.CharField())
 
 
-class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+class EncounterLibraryViewSet(viewsets.GenericViewSet[Any]):
     """Library NPCs into an encounter, in one step."""
 
     serializer_class = EncounterLibrarySerializer
@@ -442,14 +442,14 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
 
 
 @extend_schema_serializer(many=False)
-class ForecastSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ForecastSerializer(serializers.Serializer[Any]):
     """One answer, not a list: the running fight's forecast is read on a collection route."""
 
     forecast = serializers.JSONField(allow_null=True, help_text=FORECAST_SCHEMA["description"])
     what_if = serializers.CharField(allow_null=True)
 
 
-class EncounterForecastViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+class EncounterForecastViewSet(viewsets.GenericViewSet[Any]):
     """The forecast of a fight from where it stands."""
 
     pagination_class = None

@@ -42,15 +42,15 @@ ROW_MODELS: dict[str, type[Discipline | Weapon | BodyZone]] = {
 class StatBlockSerializer(CharacterSerializer):
     """The character serializer less what belongs to a campaign or is computed."""
 
-    campaign = None  # type: ignore[assignment]
-    owner = None  # type: ignore[assignment]
-    composites = None  # type: ignore[assignment]
-    derived = None  # type: ignore[assignment]
-    strikes = None  # type: ignore[assignment]
-    defenses = None  # type: ignore[assignment]
-    discipline_pro = None  # type: ignore[assignment]
-    pending_raises = None  # type: ignore[assignment]
-    creation = None  # type: ignore[assignment]
+    campaign = None  # type: ignore[assignment]  # a field dropped from the parent
+    owner = None  # type: ignore[assignment]  # a field dropped from the parent
+    composites = None  # type: ignore[assignment]  # a field dropped from the parent
+    derived = None  # type: ignore[assignment]  # a field dropped from the parent
+    strikes = None  # type: ignore[assignment]  # a field dropped from the parent
+    defenses = None  # type: ignore[assignment]  # a field dropped from the parent
+    discipline_pro = None  # type: ignore[assignment]  # a field dropped from the parent
+    pending_raises = None  # type: ignore[assignment]  # a field dropped from the parent
+    creation = None  # type: ignore[assignment]  # a field dropped from the parent
 
     class Meta(CharacterSerializer.Meta):
         fields = ["name", *FIELDS, "disciplines", "weapons", "zones"]

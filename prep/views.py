@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
@@ -64,7 +64,7 @@ def starter_set(request: AuthedRequest) -> HttpResponse:
     return redirect("prep:library")
 
 
-def _npc_form(request: HttpRequest, npc: LibraryNpc | None) -> HttpResponse:
+def _npc_form(request: AuthedRequest, npc: LibraryNpc | None) -> HttpResponse:
     before = services.full_sheet(npc) if npc else {}
     errors: list[str] = []
     if request.method == "POST":
@@ -80,7 +80,7 @@ def _npc_form(request: HttpRequest, npc: LibraryNpc | None) -> HttpResponse:
                     errors.extend(statblock.error_lines(problems))
                 else:
                     try:
-                        npc = services.save_npc(owner=request.user, sheet=sheet, npc=npc)  # type: ignore[arg-type]
+                        npc = services.save_npc(owner=request.user, sheet=sheet, npc=npc)
                     except services.PrepError as exc:
                         errors.append(str(exc))
                     else:

@@ -76,7 +76,7 @@ class DiceListField(serializers.ListField):
 
 
 @extend_schema_field({"type": "string", "enum": ["d4", "d6", "d8", "d10", "d12"]})
-class OgsDieField(serializers.Field):  # type: ignore[type-arg]
+class OgsDieField(serializers.Field[Any, Any, Any, Any]):
     """One OGS die: ``"d4"`` .. ``"d12"`` (or the bare size, ``8``)."""
 
     def to_internal_value(self, data: Any) -> int:
@@ -106,7 +106,9 @@ def _faces(high: int, **kwargs: Any) -> serializers.ListField:
 _TWINS: dict[type, type[serializers.Serializer[Any]]] = {}
 
 
-def _exact_field(field: serializers.Field) -> serializers.Field:  # type: ignore[type-arg]
+def _exact_field(
+    field: serializers.Field[Any, Any, Any, Any],
+) -> serializers.Field[Any, Any, Any, Any]:
     if isinstance(field, serializers.FloatField):
         return serializers.CharField(
             help_text="Exact probability as a fraction, e.g. '111/128'.",
@@ -121,7 +123,7 @@ def _exact_field(field: serializers.Field) -> serializers.Field:  # type: ignore
     return copy.deepcopy(field)
 
 
-def exact_twin(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:  # type: ignore[type-arg]
+def exact_twin(serializer_class: type[serializers.Serializer[Any]]) -> serializers.Serializer[Any]:
     """A copy of an odds serializer in which every probability is an ``"n/d"`` string."""
     if serializer_class not in _TWINS:
         fields = {name: _exact_field(f) for name, f in serializer_class().fields.items()}

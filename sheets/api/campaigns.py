@@ -19,7 +19,7 @@ from sheets.http import signed_in
 from sheets.models import Campaign
 
 
-class PlayerSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class PlayerSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(read_only=True)
     username = serializers.CharField(read_only=True)
 
@@ -80,7 +80,7 @@ class IsCampaignGMOrReadOnly(permissions.BasePermission):
         return obj.gm_id == request.user.pk
 
 
-class CampaignViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class CampaignViewSet(viewsets.ModelViewSet[Any]):
     """Campaigns I run or play in. Create makes me the GM; only the GM updates or deletes."""
 
     serializer_class = CampaignSerializer

@@ -369,7 +369,7 @@ class CanEditCharacter(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or obj.can_edit(request.user)
 
 
-class RestResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RestResultSerializer(serializers.Serializer[Any]):
     raised = serializers.DictField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="Disciplines that rose: name -> [old, new].",
@@ -400,7 +400,7 @@ class ReserveCallSerializer(ReserveRollSerializer):
     )
 
 
-class ReserveResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ReserveResultSerializer(serializers.Serializer[Any]):
     used = serializers.IntegerField()
     rsv = serializers.IntegerField()
 
@@ -523,7 +523,7 @@ _CONFLICT = OpenApiResponse(description="The sheet changed since the `version` y
     update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
     partial_update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
 )
-class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type: ignore[type-arg]
+class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
     """Character sheets in my campaigns. Players create their own characters, the GM also
     NPCs; the owner and the GM edit. PUT/PATCH accept `version` (the number read) and answer
     409 when the sheet changed since; nested rows, when sent, replace the existing ones.
@@ -617,7 +617,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
         return super().handle_exception(exc)
 
 
-class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
     """Base for /api/characters/{character_pk}/<rows>/: the character's access rules apply
     (outsiders 404, only the owner and the GM write)."""
 
