@@ -153,6 +153,7 @@ def sheet_field(
             invalid,
             dom_id,
         )
+    message: str  # SafeString or empty: format_html escapes it below either way
     if conflict is not None:
         message = format_html(
             "Changed elsewhere to “{}” while you edited; your value was not saved. "
@@ -162,7 +163,7 @@ def sheet_field(
     elif error:
         message = format_html("{} The last good value is kept.", error)
     else:
-        message = SafeString("")
+        message = ""
     # Enter (a phone's Go key) fires change and then submits the form: both go through htmx,
     # and the submit is dropped while the change's save is on its way, so one edit is one save
     # (a second save would carry the old "original" and read as a conflict). A submit alone
