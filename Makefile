@@ -11,8 +11,9 @@ test:
 setup:
 	scripts/setup.sh
 
+# ruff, mypy over every app (pyproject.toml [tool.mypy]: files, plugins, strictness), import-linter
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports
 
 bench:
 	.venv/bin/python -m bench

@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -126,7 +127,7 @@ def api_strikes(
     profile: bool,
 ) -> None:
     client = Client()
-    client.force_login(gm)  # type: ignore[arg-type]
+    client.force_login(gm)  # type: ignore[arg-type]  # a User
     args = (encounter.pk, y.pk, t.pk, zone, weapon)
     with override_settings(ROOT_URLCONF=__name__, ALLOWED_HOSTS=["testserver"], DEBUG=False):
         strike(client, *args, 0)  # warm up
@@ -155,10 +156,10 @@ def api_strikes(
             pstats.Stats(prof).sort_stats(order).print_stats(45)
             return
 
-        def rate(step: object) -> float:
+        def rate(step: Callable[[int], int]) -> float:
             n, start = 0, time.perf_counter()
             while time.perf_counter() - start < API_SECONDS:
-                n += step(n)  # type: ignore[operator]
+                n += step(n)
             return n / (time.perf_counter() - start)
 
         def bare(_: int) -> int:
@@ -171,12 +172,12 @@ def api_strikes(
             reset(encounter)
             return 3
 
-        def single(n: int) -> int:
+        def one(n: int) -> int:
             one_call(client, *args, n)
             reset(encounter)
             return 1
 
-        floor, api, once = rate(bare), rate(three), rate(single)
+        floor, api, once = rate(bare), rate(three), rate(one)
         print(f"bare locked-write view:           {floor:.0f} requests/s")
         print(
             f"strike requests:                  {api:.0f} requests/s"

@@ -42,7 +42,7 @@ from tests.factories import make_campaign, make_user  # noqa: E402
 SIZES = (4, 20)
 
 
-def fight(campaign, gm, ysolde, npc, size: int) -> int:  # type: ignore[no-untyped-def]
+def fight(campaign, gm, ysolde, npc, size: int) -> int:  # type: ignore[no-untyped-def]  # test fixtures, untyped
     encounter, _ = services.create_encounter(campaign=campaign, name=f"Bench {size}", actor=gm)
     services.add_participants(encounter=encounter, characters=[ysolde], actor=gm)
     services.add_npc_copies(encounter=encounter, npc=npc, count=size - 1, actor=gm)

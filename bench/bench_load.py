@@ -499,7 +499,9 @@ def _db_connections() -> int:
 def check_log(log: Path) -> str:
     """Every line a worker writes once Django is set up must be JSON; uvicorn's supervisor
     process (no Django) and each worker's first lines are uvicorn's own text."""
-    json_lines, text, requests, statuses = 0, Counter(), 0, Counter()
+    json_lines, requests = 0, 0
+    text: Counter[str] = Counter()
+    statuses: Counter[int] = Counter()
     for line in log.read_text().splitlines():
         try:
             record = json.loads(line)

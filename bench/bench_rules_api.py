@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -62,7 +63,7 @@ def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
     from django.conf import settings
 
-    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]}
+    rates: dict[str, Any] = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]}  # type: ignore[dict-item]  # a dict
     rates.update(rules_anon="100000000/min", rules_user="100000000/min")
     with override_settings(
         ROOT_URLCONF=__name__,

@@ -6,8 +6,9 @@ collectstatic writes (a temporary folder, not the project)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from config.settings import *  # noqa: F403
 
 ROOT_URLCONF = "bench.load_urls"
-STATIC_ROOT = os.environ["OMG_BENCH_STATIC_ROOT"]
+STATIC_ROOT = Path(os.environ["OMG_BENCH_STATIC_ROOT"])

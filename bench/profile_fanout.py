@@ -25,6 +25,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from combat.models import Encounter
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -71,7 +77,7 @@ def main() -> None:
 
     def one_event() -> None:
         if fan_out is not None:
-            subscribers = [live.Subscriber(u, after, None, greeted=True) for u in pages]
+            subscribers = [live.Subscriber(u, after, None, greeted=True) for u in pages]  # type: ignore[arg-type]  # no queue read
             out = fan_out(encounter, subscribers, early=early)
             for s in subscribers[:3]:
                 sizes[s.user.get_username()] = sum(len(c.encode()) for c in out[s])
@@ -106,7 +112,7 @@ def main() -> None:
     subprocess.run(["rm", "-rf", tmp])
 
 
-def compare_display(encounter: object, gm: object, pages: list) -> None:
+def compare_display(encounter: Encounter, gm: User, pages: list[Any]) -> None:
     """One event's pass for the pages; the pages and one display; the pages and one more
     page of an audience they already hold (a player who owns no hidden fighter: the shared
     render); the pages and one more page drawn on its own (a player whose fighter is hidden,
@@ -119,7 +125,7 @@ def compare_display(encounter: object, gm: object, pages: list) -> None:
     from sheets.models import Membership
     from sheets.services import create_character
 
-    campaign = encounter.campaign  # type: ignore[attr-defined]
+    campaign = encounter.campaign
     # A player of their own: their fighter is hidden, so their page is drawn for them alone.
     carol = get_user_model().objects.create_user("carol-profile")
     Membership.objects.create(campaign=campaign, user=carol)
@@ -127,7 +133,7 @@ def compare_display(encounter: object, gm: object, pages: list) -> None:
         campaign=campaign, owner=carol, name="Carol's Scout", weight=150, itv=8, spd=3, vgr=3
     )
     services.add_participants(encounter=encounter, characters=[scout], actor=gm)
-    joined = encounter.participants.get(character=scout)  # type: ignore[attr-defined]
+    joined = encounter.participants.get(character=scout)
     services.update_participant(participant=joined, actor=gm, hidden=True)
     link = display.make_link(campaign=campaign, actor=gm)
     screen = display.DisplayViewer(link)
@@ -138,14 +144,14 @@ def compare_display(encounter: object, gm: object, pages: list) -> None:
         f"{n} pages + 1 shared page": [*pages, pages[n % 3]],
         f"{n} pages + 1 own page": [*pages, carol],
     }
-    after = live.latest_entry_id(encounter)  # type: ignore[arg-type]
+    after = live.latest_entry_id(encounter)
     services.next_turn(encounter=encounter, actor=gm)
 
-    def one_pass(viewers: list) -> tuple[float, int]:
-        subscribers = [live.Subscriber(u, after, None, greeted=True) for u in viewers]
+    def one_pass(viewers: list[Any]) -> tuple[float, int]:
+        subscribers = [live.Subscriber(u, after, None, greeted=True) for u in viewers]  # type: ignore[arg-type]  # no queue read
         with CaptureQueriesContext(connection) as queries:
             started = time.perf_counter()
-            live.fan_out(encounter, subscribers)  # type: ignore[arg-type]
+            live.fan_out(encounter, subscribers)
             elapsed = time.perf_counter() - started
         return elapsed, len(queries)
 

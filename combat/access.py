@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from combat.models import CombatLogEntry, Declaration, Encounter
+from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth import models as auth
 
-    User = AbstractBaseUser | AnonymousUser
+    User = auth.User | auth.AnonymousUser
 
 
 def get_encounter(user: User, pk: int, *, write: bool = False) -> Encounter:
@@ -51,7 +51,9 @@ def get_log_entry(user: User, pk: int) -> CombatLogEntry:
     return entry
 
 
-def hidden_ids(encounter: Encounter, user: User, participants: list | None = None) -> set[int]:
+def hidden_ids(
+    encounter: Encounter, user: User, participants: list[Participant] | None = None
+) -> set[int]:
     """Participants whose numbers ``user`` must not see: hidden ones, for everyone but the GM
     (and the character's own player)."""
     if encounter.campaign.is_gm(user):

@@ -31,7 +31,7 @@ from combat import live
 from combat.models import DisplayLink, Encounter
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
     from sheets.models import Campaign
 
@@ -44,7 +44,7 @@ class DisplayViewer(AnonymousUser):
     an id of its own, the negative of its link's, that no user has."""
 
     def __init__(self, link: DisplayLink) -> None:
-        self.id = self.pk = -link.pk  # type: ignore[assignment]
+        self.id = self.pk = -link.pk  # type: ignore[assignment]  # AnonymousUser's are None
         self.link = link
 
 
@@ -62,12 +62,12 @@ def link_for_secret(secret: str) -> DisplayLink | None:
     return link
 
 
-def _require_gm(campaign: Campaign, actor: AbstractBaseUser) -> None:
+def _require_gm(campaign: Campaign, actor: User) -> None:
     if not campaign.is_gm(actor):
         raise PermissionDenied("Only the campaign's GM manages its table display.")
 
 
-def make_link(*, campaign: Campaign, actor: AbstractBaseUser) -> DisplayLink:
+def make_link(*, campaign: Campaign, actor: User) -> DisplayLink:
     """A new display link for ``campaign``; the one it had, if any, stops working."""
     _require_gm(campaign, actor)
     secret = secrets.token_urlsafe(SECRET_BYTES)
@@ -81,7 +81,7 @@ def make_link(*, campaign: Campaign, actor: AbstractBaseUser) -> DisplayLink:
     return link
 
 
-def revoke_link(*, campaign: Campaign, actor: AbstractBaseUser) -> bool:
+def revoke_link(*, campaign: Campaign, actor: User) -> bool:
     """Turn the campaign's display off: its link stops working and its open streams end."""
     _require_gm(campaign, actor)
     with transaction.atomic():

@@ -16,6 +16,7 @@ from combat.models import DisplayLink, Encounter
 from combat.views import load_state
 from config.throttling import client_ident, over_limit
 from sheets.access import get_campaign_for_user
+from sheets.http import AuthedRequest, HtmxRequest
 from sheets.models import Campaign
 from sheets.qr import qr_code
 
@@ -34,7 +35,7 @@ def section_context(request: HttpRequest, campaign: Campaign) -> dict[str, objec
     return {"campaign": campaign, "display_url": url, "display_qr": qr_code(url) if url else None}
 
 
-def _gm_answer(request: HttpRequest, campaign: Campaign, message: str) -> HttpResponse:
+def _gm_answer(request: HtmxRequest, campaign: Campaign, message: str) -> HttpResponse:
     if request.htmx:
         return render(request, SECTION, section_context(request, campaign))
     messages.success(request, message)
@@ -43,7 +44,7 @@ def _gm_answer(request: HttpRequest, campaign: Campaign, message: str) -> HttpRe
 
 @login_required
 @require_POST
-def display_link_make(request: HttpRequest, pk: int) -> HttpResponse:
+def display_link_make(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     display.make_link(campaign=campaign, actor=request.user)
     return _gm_answer(request, campaign, "New display link made; any older one stopped working.")
@@ -51,7 +52,7 @@ def display_link_make(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def display_link_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+def display_link_revoke(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     display.revoke_link(campaign=campaign, actor=request.user)
     return _gm_answer(request, campaign, "The table display is turned off.")
@@ -123,4 +124,6 @@ async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResp
         raise Http404("This display was turned off.")
     link, encounter = opened
     after = live.last_seen(request)
-    return _private(await live.stream_response(encounter, display.DisplayViewer(link), after))
+    viewer = display.DisplayViewer(link)
+    # live.stream_response serves any viewer; its annotation says a signed-in user.
+    return _private(await live.stream_response(encounter, viewer, after))  # type: ignore[arg-type]  # see the comment above

@@ -7,7 +7,7 @@ from django import forms
 from combat.models import Encounter
 
 
-class EncounterForm(forms.ModelForm):  # type: ignore[type-arg]
+class EncounterForm(forms.ModelForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     """A new encounter's name. A form, not request.POST: it strips the name, holds it to 120
     characters and refuses a NUL character (which PostgreSQL cannot store: a server error)."""
 

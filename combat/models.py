@@ -21,7 +21,7 @@ from rules.engine import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser, User
 
 _FATE_ROLL = re.compile(r"\b(re-rolls|revokes) roll \d+\.")
 
@@ -31,7 +31,7 @@ DEFENSE_MODES = tuple(m.value for m in omg.DefenseMode)
 
 
 class EncounterQuerySet(models.QuerySet["Encounter"]):
-    def for_user(self, user: AbstractBaseUser | AnonymousUser) -> EncounterQuerySet:
+    def for_user(self, user: User | AnonymousUser) -> EncounterQuerySet:
         """Encounters of the campaigns the user runs or plays in."""
         return self.filter(campaign__in=Campaign.objects.for_user(user))
 
@@ -191,13 +191,13 @@ class Participant(models.Model):
     def shown_conditions(self) -> list[rules_of_conditions.Shown]:
         return rules_of_conditions.shown(self.conditions, self.encounter.round)
 
-    def is_controlled_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def is_controlled_by(self, user: User | AnonymousUser) -> bool:
         """The character's player, or the GM (who runs every NPC)."""
         return user.is_authenticated and (
             self.character.owner_id == user.pk or self.encounter.campaign.gm_id == user.pk
         )
 
-    def numbers_visible_to(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def numbers_visible_to(self, user: User | AnonymousUser) -> bool:
         return not self.hidden or self.encounter.campaign.gm_id == user.pk
 
 
@@ -375,7 +375,7 @@ class CombatLogEntry(models.Model):
         pages, the API, the live feed, the record and the webhooks (docs/security.md)."""
         return bool(hidden_ids) and not hidden_ids.isdisjoint(self.payload.get("involves", []))
 
-    def text_for(self, user: AbstractBaseUser | AnonymousUser, hidden_ids: set[int]) -> str:
+    def text_for(self, user: User | AnonymousUser, hidden_ids: set[int]) -> str:
         """What ``user`` may read: the full text, or the public one when a participant hidden
         from them is involved."""
         if not self.hides_numbers(hidden_ids):

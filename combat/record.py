@@ -20,9 +20,9 @@ from sheets.models import BodyZone
 from sheets.numbers import aptitudes_of
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth import models as auth
 
-    User = AbstractBaseUser | AnonymousUser
+    User = auth.User | auth.AnonymousUser
 
 FORMAT_VERSION = 1
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from combat.models import CombatLogEntry, Participant
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser, User
 
 SHEET_ROWS = ("zone", "weapon", "discipline")
 
@@ -60,7 +60,7 @@ def _describe(item: dict[str, Any], names: dict[tuple[str, int], str]) -> str | 
 
 def result_card(
     entry: CombatLogEntry | None,
-    user: AbstractBaseUser | AnonymousUser,
+    user: User | AnonymousUser,
     hidden: set[int],
     participants: list[Participant],
     *,

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from combat import access, services
 from combat.models import CombatLogEntry, Encounter
 from combat.views import PAGE, encounter_context
+from sheets.http import AuthedRequest
 
 Kind = CombatLogEntry.Kind
 STARTS_A_TURN = (Kind.START, Kind.TURN, Kind.TIMER)
@@ -56,7 +57,7 @@ def _seconds(raw: str) -> int | None:
 
 @login_required
 @require_POST
-def encounter_timer(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_timer(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM switches the turn timer on (seconds per turn) or off (empty)."""
     encounter = access.get_encounter(request.user, pk, write=True)
     status, error = 200, None

@@ -126,10 +126,10 @@ class ConnectionPoolMiddleware:
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
             return self._acall(request)
-        return _stream_gives_back(self.get_response(request))  # type: ignore[arg-type]
+        return _stream_gives_back(self.get_response(request))  # type: ignore[arg-type]  # sync: a response
 
     async def _acall(self, request: HttpRequest) -> HttpResponseBase:
-        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]  # async: awaitable
         return _stream_gives_back(response)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
@@ -140,5 +140,5 @@ def _stream_gives_back(response: HttpResponseBase) -> HttpResponseBase:
     if getattr(response, "reads_no_database", False):
         return response
     if response.streaming and getattr(response, "is_async", False):
-        response.streaming_content = _giving_back(response.streaming_content)  # type: ignore[attr-defined]
+        response.streaming_content = _giving_back(response.streaming_content)  # type: ignore[attr-defined]  # a streaming response
     return response

@@ -34,7 +34,7 @@ class LimitOffsetPagination(pagination.LimitOffsetPagination):
     max_limit = MAX_LIMIT
 
     def get_limit(self, request: Request) -> int:
-        return _read(request, self.limit_query_param, 1, MAX_LIMIT, self.default_limit)
+        return _read(request, self.limit_query_param, 1, MAX_LIMIT, self.default_limit)  # type: ignore[arg-type]  # PAGE_SIZE is set
 
     def get_offset(self, request: Request) -> int:
         return _read(request, self.offset_query_param, 0, MAX_OFFSET, 0)

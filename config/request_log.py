@@ -35,7 +35,7 @@ _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{8,64}")
 def _request_id(request: HttpRequest) -> str:
     given = request.headers.get(HEADER, "")
     request_id = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
-    request.request_id = request_id  # type: ignore[attr-defined]
+    request.request_id = request_id  # type: ignore[attr-defined]  # ours, for the logs
     return request_id
 
 
@@ -73,7 +73,7 @@ class RequestLogMiddleware:
         started = time.perf_counter()
         try:
             response = self.get_response(request)
-            _log(request, response, request_id, started)  # type: ignore[arg-type]
+            _log(request, response, request_id, started)  # type: ignore[arg-type]  # sync: a response
         finally:
             REQUEST_ID.reset(token)
         return response
@@ -83,7 +83,7 @@ class RequestLogMiddleware:
         token = REQUEST_ID.set(request_id)
         started = time.perf_counter()
         try:
-            response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+            response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]  # async: awaitable
             _log(request, response, request_id, started)
         finally:
             REQUEST_ID.reset(token)

@@ -73,7 +73,7 @@ class FailOpenThrottleMixin:
 
     def allow_request(self, request: Any, view: Any) -> bool:
         try:
-            allowed: bool = super().allow_request(request, view)  # type: ignore[misc]
+            allowed: bool = super().allow_request(request, view)  # type: ignore[misc]  # a mixin of DRF throttles
         except CACHE_ERRORS as exc:
             cache_unavailable(exc)
             return True
@@ -86,7 +86,7 @@ def login_rate() -> tuple[int | None, int | None]:
     if not rate:
         return None, None
     # The same notation as DRF's throttles: "10/min", "100/hour", "5/s".
-    count, period = rate.split("/")
+    count, period = rate.split("/")  # type: ignore[union-attr]  # DRF's stubs say a number; it is "10/min"
     return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
 
 
@@ -235,7 +235,7 @@ class PasswordResetThrottleMiddleware:
         if request.method != "POST" or request.path != reverse("password_reset"):
             return self.get_response(request)
         limit, window = _ResetRate().parse_rate(
-            api_settings.DEFAULT_THROTTLE_RATES.get(RESET_SCOPE)
+            api_settings.DEFAULT_THROTTLE_RATES.get(RESET_SCOPE)  # type: ignore[arg-type]  # a "n/period" string
         )
         if limit is None or window is None:
             return self.get_response(request)

@@ -139,7 +139,7 @@ def check_url(url: str) -> Target:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise RefusedURL(f"The host {parts.hostname!r} does not resolve.") from exc
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     if not addresses:
         raise RefusedURL(f"The host {parts.hostname!r} does not resolve.")
     if not settings.WEBHOOKS_ALLOW_PRIVATE and any(_refused(ip) for ip in addresses):
@@ -163,7 +163,7 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
         sock = socket.create_connection((self._address, self.port), self.timeout)
         # The handshake after self.sock is set, so that the delivery's watchdog can cut a
         # receiver that trickles it too.
-        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]
+        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]  # HTTPSConnection's private SSL context
             sock, server_hostname=self.host, do_handshake_on_connect=False
         )
         self.sock.do_handshake()

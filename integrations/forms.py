@@ -15,7 +15,7 @@ def validate_webhook_url(url: str) -> None:
         raise forms.ValidationError(str(exc)) from exc
 
 
-class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
+class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     events = forms.MultipleChoiceField(
         choices=list(EVENT_TYPES.items()),
         widget=forms.CheckboxSelectMultiple,

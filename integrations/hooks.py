@@ -83,9 +83,9 @@ def _loaded(entry: CombatLogEntry) -> bool:
     """The entry a service just wrote carries the rows it was written with (a committed
     entry never changes): no need to read it back."""
     fields = [CombatLogEntry._meta.get_field(name) for name in _ENTRY_RELATIONS]
-    if not all(f.is_cached(entry) for f in fields):  # type: ignore[union-attr]
+    if not all(f.is_cached(entry) for f in fields):  # type: ignore[union-attr]  # forward fields only
         return False
-    return Encounter._meta.get_field("campaign").is_cached(entry.encounter)  # type: ignore[union-attr]
+    return Encounter._meta.get_field("campaign").is_cached(entry.encounter)
 
 
 _ENTRY_RELATIONS = ("encounter", "actor", "declaration", "participant")

@@ -11,7 +11,7 @@ from rest_framework import serializers
 from integrations.models import EVENT_TYPES
 
 
-class NamedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class NamedSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     name = serializers.CharField()
 
@@ -20,13 +20,13 @@ class EncounterRefSerializer(NamedSerializer):
     round = serializers.IntegerField()
 
 
-class EntryRefSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class EntryRefSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(help_text="The combat log entry (as in /events/).")
     seq = serializers.IntegerField()
     kind = serializers.CharField()
 
 
-class RollResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RollResultSerializer(serializers.Serializer[Any]):
     pro = serializers.IntegerField()
     dif = serializers.IntegerField()
     pvd = serializers.CharField(help_text='"70v20"')
@@ -41,14 +41,14 @@ class RollResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
     damage = serializers.IntegerField(help_text="Total damage of the hits.")
 
 
-class WoundsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class WoundsSerializer(serializers.Serializer[Any]):
     vit_loss = serializers.IntegerField()
     vitality = serializers.IntegerField()
     grievous = serializers.BooleanField()
     down = serializers.BooleanField()
 
 
-class CombatDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class CombatDataSerializer(serializers.Serializer[Any]):
     campaign = NamedSerializer()
     encounter = EncounterRefSerializer()
     entry = EntryRefSerializer()
@@ -74,7 +74,7 @@ class CharacterRefSerializer(NamedSerializer):
     version = serializers.IntegerField()
 
 
-class CharacterDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class CharacterDataSerializer(serializers.Serializer[Any]):
     campaign = NamedSerializer()
     character = CharacterRefSerializer()
 

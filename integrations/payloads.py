@@ -69,7 +69,7 @@ def combat_data(entry: CombatLogEntry) -> dict[str, Any]:
         },
         "entry": {"id": entry.pk, "seq": entry.seq, "kind": entry.kind},
         "actor": entry.actor.get_username() if entry.actor else None,
-        "text": entry.text_for(_NoOne(), hidden) if redacted else entry.text,
+        "text": entry.text_for(_NoOne(), hidden) if redacted else entry.text,  # type: ignore[arg-type]  # reads only its pk
         "redacted": redacted,
     }
     decl = entry.declaration

@@ -31,6 +31,7 @@ from prep import forecast as fight_forecast
 from prep import matchups, services, statblock
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets import fields
+from sheets.http import signed_in
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import Campaign, Character
 
@@ -38,7 +39,7 @@ NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
 BAD = OpenApiResponse(description="Invalid input: the body names each field that is wrong.")
 
 
-class LibraryNpcSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class LibraryNpcSerializer(serializers.ModelSerializer[LibraryNpc]):
     sheet = serializers.JSONField(
         read_only=True,
         help_text="The stat block: aptitudes, weight, BZF, disciplines, weapons, zones "
@@ -88,7 +89,7 @@ def _run(fn: Any, **kwargs: Any) -> Any:
         description="Refused (400, naming them) while a prepared encounter uses the NPC.",
     ),
 )
-class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class LibraryViewSet(viewsets.ModelViewSet[Any]):
     """The NPC library of the user calling: theirs alone."""
 
     serializer_class = LibraryNpcSerializer
@@ -96,7 +97,7 @@ class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
     def get_queryset(self) -> QuerySet[LibraryNpc]:
         if getattr(self, "swagger_fake_view", False):
             return LibraryNpc.objects.none()
-        return LibraryNpc.objects.filter(owner=self.request.user)
+        return LibraryNpc.objects.filter(owner=signed_in(self.request.user))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         sheet = _validated(request, request.data)
@@ -133,7 +134,7 @@ class LibraryViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
     def starter_set(self, request: Request) -> Response:
         """Add the starter stat blocks you do not have yet (town guard, thug, veteran, wolf);
         answers with those added (none the second time)."""
-        added = services.add_starter_set(owner=request.user)
+        added = services.add_starter_set(owner=signed_in(request.user))
         return Response(LibraryNpcSerializer(added, many=True).data)
 
 
@@ -152,7 +153,7 @@ class GroupSerializer(fields.StrictModelSerializer):
         out = super().get_fields()
         request = self.context.get("request")
         if request is not None and request.user.is_authenticated:
-            out["npc"].queryset = LibraryNpc.objects.filter(owner=request.user)
+            out["npc"].queryset = LibraryNpc.objects.filter(owner=request.user)  # type: ignore[attr-defined]  # a PrimaryKeyRelatedField
         return out
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +181,7 @@ class PreparedSerializer(fields.StrictModelSerializer):
         out = super().get_fields()
         campaign = self.context.get("campaign")
         if campaign is not None:
-            out["expected"].child_relation.queryset = Character.objects.filter(
+            out["expected"].child_relation.queryset = Character.objects.filter(  # type: ignore[attr-defined]  # a ManyRelatedField
                 campaign=campaign, copied_from__isnull=True, fight_only=False
             )
         return out
@@ -223,7 +224,7 @@ class PreparedSerializer(fields.StrictModelSerializer):
         return instance
 
 
-class StartedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class StartedSerializer(serializers.Serializer[Any]):
     encounter = serializers.IntegerField(help_text="The encounter created, with its participants.")
     url = serializers.CharField(help_text="Its tracker page.")
 
@@ -271,8 +272,9 @@ class PreparedAccess:
     def _campaign(self) -> Campaign:
         user = self.request.user
         pk = parse_id(str(self.kwargs.get("campaign_pk")))
-        campaign = Campaign.objects.filter(pk=pk, gm_id=user.pk)
-        found = campaign.first() if user.is_authenticated and pk is not None else None
+        found = None
+        if user.is_authenticated and pk is not None:
+            found = Campaign.objects.filter(pk=pk, gm_id=user.pk).first()
         if found is None:
             raise NotFound("No such campaign of yours.")
         return found
@@ -282,11 +284,11 @@ class PreparedAccess:
     create=extend_schema(responses={201: PreparedSerializer, 400: BAD, 404: NOT_FOUND}),
     list=extend_schema(responses={200: PreparedSerializer(many=True), 404: NOT_FOUND}),
 )
-class CampaignPreparedViewSet(
+class CampaignPreparedViewSet(  # type: ignore[misc]  # self.request is DRF's Request here
     PreparedAccess,
     mixins.ListModelMixin,
     mixins.CreateModelMixin,
-    viewsets.GenericViewSet,  # type: ignore[type-arg]
+    viewsets.GenericViewSet[Any],
 ):
     """A campaign's prepared encounters: its GM's alone (players 404)."""
 
@@ -300,7 +302,7 @@ class CampaignPreparedViewSet(
         )
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
+        context = dict(super().get_serializer_context())
         if not getattr(self, "swagger_fake_view", False):
             context["campaign"] = self._campaign()
         return context
@@ -316,7 +318,7 @@ class PreparedViewSet(
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
     mixins.DestroyModelMixin,
-    viewsets.GenericViewSet,  # type: ignore[type-arg]
+    viewsets.GenericViewSet[Any],
 ):
     """One prepared encounter (its campaign's GM only), its start and its matchup table."""
 
@@ -329,7 +331,7 @@ class PreparedViewSet(
         return PreparedEncounter.objects.filter(campaign__gm_id=user.pk).select_related("campaign")
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
+        context = dict(super().get_serializer_context())
         if self.kwargs.get("pk") and not getattr(self, "swagger_fake_view", False):
             context["campaign"] = self.get_object().campaign
         return context
@@ -389,17 +391,17 @@ class PickSerializer(fields.StrictSerializer):
 
 
 class EncounterLibrarySerializer(fields.StrictSerializer):
-    picks = PickSerializer(many=True, min_length=1)
+    picks = PickSerializer(many=True, min_length=1)  # type: ignore[call-arg]  # for the ListSerializer
     hidden = fields.BooleanField(default=False)
     on_alert = fields.BooleanField(default=False)
 
 
-class AddedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AddedSerializer(serializers.Serializer[Any]):
     participants = serializers.ListField(child=serializers.IntegerField())
     names = serializers.ListField(child=serializers.CharField())
 
 
-class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+class EncounterLibraryViewSet(viewsets.GenericViewSet[Any]):
     """Library NPCs into an encounter, in one step."""
 
     serializer_class = EncounterLibrarySerializer
@@ -423,12 +425,12 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
         body = EncounterLibrarySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        mine = {n.pk: n for n in LibraryNpc.objects.filter(owner=request.user)}
+        mine = {n.pk: n for n in LibraryNpc.objects.filter(owner=signed_in(request.user))}
         picks = []
         for index, pick in enumerate(data["picks"]):
             npc = mine.get(pick["npc"])
             if npc is None:
-                raise ValidationError({"picks": {index: {"npc": ["Not an NPC of your library."]}}})
+                raise ValidationError({"picks": {index: {"npc": ["Not an NPC of your library."]}}})  # type: ignore[dict-item]  # row indexes as keys, as DRF lists do
             picks.append(services.Pick(npc, pick["count"], data["hidden"], data["on_alert"]))
         added = _run(
             services.put_into_encounter, encounter=encounter, picks=picks, actor=request.user
@@ -440,14 +442,14 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg
 
 
 @extend_schema_serializer(many=False)
-class ForecastSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ForecastSerializer(serializers.Serializer[Any]):
     """One answer, not a list: the running fight's forecast is read on a collection route."""
 
     forecast = serializers.JSONField(allow_null=True, help_text=FORECAST_SCHEMA["description"])
     what_if = serializers.CharField(allow_null=True)
 
 
-class EncounterForecastViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+class EncounterForecastViewSet(viewsets.GenericViewSet[Any]):
     """The forecast of a fight from where it stands."""
 
     pagination_class = None

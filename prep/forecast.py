@@ -88,7 +88,7 @@ def combatants(fighter: Fighter, *, on_alert: bool = False) -> list[forecast.Com
     )
     maxima = c.maxima()
     vit = maxima.vit if fighter.npc and maxima is not None else c.vitality
-    base = {
+    base: dict[str, Any] = {
         "side": "foes" if fighter.npc else "party",
         "spd": c.spd,
         "skl": c.skl,

@@ -236,7 +236,7 @@ class NpcForm(forms.Form):
         return doc
 
 
-class PreparedForm(forms.ModelForm):  # type: ignore[type-arg]
+class PreparedForm(forms.ModelForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     """A prepared encounter's name and notes, on its list page (the name alone) and its own
     page. A form, not request.POST: it strips the name, holds it to 120 characters and
     refuses a NUL character (which PostgreSQL cannot store: a server error)."""

@@ -15,7 +15,7 @@ from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter, Pr
 from sheets.models import Character
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 MAX_LIBRARY = 500
 
@@ -24,7 +24,7 @@ class PrepError(Exception):
     """A request the GM can fix (the message says how)."""
 
 
-def add_starter_set(*, owner: AbstractBaseUser) -> list[LibraryNpc]:
+def add_starter_set(*, owner: User) -> list[LibraryNpc]:
     """The starter stat blocks the GM does not have yet (by their starter key): pressing the
     button twice adds nothing the second time; a deleted starter comes back."""
     have = set(LibraryNpc.objects.filter(owner=owner).values_list("starter", flat=True))
@@ -43,9 +43,7 @@ def add_starter_set(*, owner: AbstractBaseUser) -> list[LibraryNpc]:
     return added
 
 
-def save_npc(
-    *, owner: AbstractBaseUser, sheet: dict[str, Any], npc: LibraryNpc | None = None
-) -> LibraryNpc:
+def save_npc(*, owner: User, sheet: dict[str, Any], npc: LibraryNpc | None = None) -> LibraryNpc:
     """Create (``npc`` None) or replace a library NPC from a validated stat block."""
     sheet = dict(sheet)
     name = sheet.pop("name")

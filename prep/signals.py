@@ -11,7 +11,7 @@ from sheets.models import Character
 
 
 def _remember(sender: Any, instance: Encounter, **kwargs: Any) -> None:
-    instance._prep_sheets = list(  # type: ignore[attr-defined]
+    instance._prep_sheets = list(  # type: ignore[attr-defined]  # read by the post_delete handler
         Character.objects.filter(fight_sheet__encounter=instance).values_list("pk", flat=True)
     )
 

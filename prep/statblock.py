@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
+from rules.engine.omg_data import DEFAULT_ZONES
 from sheets import services as sheet_services
 from sheets.api.characters import CharacterSerializer
 from sheets.models import APTITUDE_FIELDS, BodyZone, Campaign, Character, Discipline, Weapon
@@ -41,22 +42,22 @@ ROW_MODELS: dict[str, type[Discipline | Weapon | BodyZone]] = {
 class StatBlockSerializer(CharacterSerializer):
     """The character serializer less what belongs to a campaign or is computed."""
 
-    campaign = None  # type: ignore[assignment]
-    owner = None  # type: ignore[assignment]
-    composites = None  # type: ignore[assignment]
-    derived = None  # type: ignore[assignment]
-    strikes = None  # type: ignore[assignment]
-    defenses = None  # type: ignore[assignment]
-    discipline_pro = None  # type: ignore[assignment]
-    pending_raises = None  # type: ignore[assignment]
-    creation = None  # type: ignore[assignment]
+    campaign = None  # type: ignore[assignment]  # a field dropped from the parent
+    owner = None  # type: ignore[assignment]  # a field dropped from the parent
+    composites = None  # type: ignore[assignment]  # a field dropped from the parent
+    derived = None  # type: ignore[assignment]  # a field dropped from the parent
+    strikes = None  # type: ignore[assignment]  # a field dropped from the parent
+    defenses = None  # type: ignore[assignment]  # a field dropped from the parent
+    discipline_pro = None  # type: ignore[assignment]  # a field dropped from the parent
+    pending_raises = None  # type: ignore[assignment]  # a field dropped from the parent
+    creation = None  # type: ignore[assignment]  # a field dropped from the parent
 
     class Meta(CharacterSerializer.Meta):
         fields = ["name", *FIELDS, "disciplines", "weapons", "zones"]
         read_only_fields: list[str] = []
 
     def get_fields(self) -> dict[str, Any]:
-        return serializers.ModelSerializer.get_fields(self)  # type: ignore[no-any-return]
+        return serializers.ModelSerializer.get_fields(self)
 
     def known_keys(self) -> set[str]:
         # An exported character sheet is a stat block too: its other keys are ignored.
@@ -88,7 +89,7 @@ def validate(data: Any, *, request: Any) -> tuple[dict[str, Any] | None, Any]:
     sheet: dict[str, Any] = {"name": character.name}
     sheet.update({f: getattr(character, f) for f in FIELDS})
     if rows["zones"] is None:
-        rows["zones"] = [{"name": z} for z in sheet_services.DEFAULT_ZONES]
+        rows["zones"] = [{"name": z} for z in DEFAULT_ZONES]
     for key, fields in ROW_FIELDS.items():
         out = []
         for index, row in enumerate(rows[key] or []):
@@ -128,7 +129,6 @@ def materialize(sheet: dict[str, Any], *, campaign: Campaign, owner: Any, name: 
     Character.objects.filter(pk=character.pk).update(fight_only=True)
     character.fight_only = True
     for key, model in ROW_MODELS.items():
-        model.objects.bulk_create(  # type: ignore[attr-defined]
-            model(character=character, **row) for row in sheet.get(key, [])
-        )
+        rows = [model(character=character, **row) for row in sheet.get(key, [])]
+        model.objects.bulk_create(rows)  # type: ignore[arg-type]  # all rows of this model
     return character

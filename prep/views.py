@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
@@ -21,6 +21,7 @@ from prep import forecast as fight_forecast
 from prep.forms import APTITUDE_LABELS, FormatError, NpcForm, PreparedForm
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter
 from prep.starter import STARTERS
+from sheets.http import AuthedRequest
 from sheets.ids import parse_id
 from sheets.views.characters import read_json_upload
 
@@ -37,10 +38,10 @@ def _int(value: str | None, default: int = 0) -> int:
 
 
 @login_required
-def library(request: HttpRequest) -> HttpResponse:
+def library(request: AuthedRequest) -> HttpResponse:
     npcs = list(LibraryNpc.objects.filter(owner=request.user))
     have = {n.starter for n in npcs}
-    campaigns = request.user.campaigns_run.all()  # type: ignore[union-attr]
+    campaigns = request.user.campaigns_run.all()
     return render(
         request,
         "prep/library.html",
@@ -54,8 +55,8 @@ def library(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def starter_set(request: HttpRequest) -> HttpResponse:
-    added = services.add_starter_set(owner=request.user)  # type: ignore[arg-type]
+def starter_set(request: AuthedRequest) -> HttpResponse:
+    added = services.add_starter_set(owner=request.user)
     if added:
         messages.success(request, "Added: " + ", ".join(n.name for n in added) + ".")
     else:
@@ -63,7 +64,7 @@ def starter_set(request: HttpRequest) -> HttpResponse:
     return redirect("prep:library")
 
 
-def _npc_form(request: HttpRequest, npc: LibraryNpc | None) -> HttpResponse:
+def _npc_form(request: AuthedRequest, npc: LibraryNpc | None) -> HttpResponse:
     before = services.full_sheet(npc) if npc else {}
     errors: list[str] = []
     if request.method == "POST":
@@ -79,7 +80,7 @@ def _npc_form(request: HttpRequest, npc: LibraryNpc | None) -> HttpResponse:
                     errors.extend(statblock.error_lines(problems))
                 else:
                     try:
-                        npc = services.save_npc(owner=request.user, sheet=sheet, npc=npc)  # type: ignore[arg-type]
+                        npc = services.save_npc(owner=request.user, sheet=sheet, npc=npc)
                     except services.PrepError as exc:
                         errors.append(str(exc))
                     else:
@@ -93,18 +94,18 @@ def _npc_form(request: HttpRequest, npc: LibraryNpc | None) -> HttpResponse:
 
 
 @login_required
-def npc_create(request: HttpRequest) -> HttpResponse:
+def npc_create(request: AuthedRequest) -> HttpResponse:
     return _npc_form(request, None)
 
 
 @login_required
-def npc_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def npc_edit(request: AuthedRequest, pk: int) -> HttpResponse:
     return _npc_form(request, access.get_npc(request.user, pk))
 
 
 @login_required
 @require_POST
-def npc_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
+def npc_duplicate(request: AuthedRequest, pk: int) -> HttpResponse:
     npc = access.get_npc(request.user, pk)
     try:
         copy = services.duplicate_npc(npc=npc)
@@ -117,7 +118,7 @@ def npc_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def npc_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def npc_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     npc = access.get_npc(request.user, pk)
     try:
         services.delete_npc(npc=npc, actor=request.user)
@@ -129,7 +130,7 @@ def npc_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def npc_export(request: HttpRequest, pk: int) -> HttpResponse:
+def npc_export(request: AuthedRequest, pk: int) -> HttpResponse:
     npc = access.get_npc(request.user, pk)
     response = JsonResponse(services.full_sheet(npc), json_dumps_params={"indent": 2})
     slug = slugify(npc.name) or "npc"
@@ -138,7 +139,7 @@ def npc_export(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def npc_import(request: HttpRequest) -> HttpResponse:
+def npc_import(request: AuthedRequest) -> HttpResponse:
     """A stat block from a JSON file: the library's own export, or any exported character
     sheet (its campaign, owner and current pools are ignored). All or nothing."""
     errors: list[str] = []
@@ -152,7 +153,7 @@ def npc_import(request: HttpRequest) -> HttpResponse:
                 errors.extend(statblock.error_lines(problems))
             else:
                 try:
-                    npc = services.save_npc(owner=request.user, sheet=sheet)  # type: ignore[arg-type]
+                    npc = services.save_npc(owner=request.user, sheet=sheet)
                 except services.PrepError as exc:
                     errors.append(str(exc))
                 else:
@@ -167,7 +168,7 @@ def npc_import(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def prepared_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+def prepared_list(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     campaign = access.get_campaign_run_by(request.user, campaign_pk)
     if request.method == "POST":
         form = PreparedForm(request.POST)
@@ -178,11 +179,11 @@ def prepared_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
         prepared.campaign = campaign
         prepared.save()
         return redirect(prepared)
-    prepared = campaign.prepared_encounters.prefetch_related("groups__npc", "expected")  # type: ignore[attr-defined]
+    prepared = campaign.prepared_encounters.prefetch_related("groups__npc", "expected")
     return render(request, "prep/prepared_list.html", {"campaign": campaign, "prepared": prepared})
 
 
-def _prepared_context(request: HttpRequest, prepared: PreparedEncounter) -> dict[str, Any]:
+def _prepared_context(request: AuthedRequest, prepared: PreparedEncounter) -> dict[str, Any]:
     expected = set(prepared.expected.values_list("pk", flat=True))
     return {
         "prepared": prepared,
@@ -198,7 +199,7 @@ def _prepared_context(request: HttpRequest, prepared: PreparedEncounter) -> dict
 
 
 @login_required
-def prepared_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def prepared_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
     if request.method == "POST":
         form = PreparedForm(request.POST, instance=prepared)
@@ -217,7 +218,7 @@ def prepared_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "prep/prepared_detail.html", context)
 
 
-def _forecast_context(request: HttpRequest, prepared: PreparedEncounter) -> dict[str, Any]:
+def _forecast_context(request: AuthedRequest, prepared: PreparedEncounter) -> dict[str, Any]:
     """The forecast block of a page: the full forecast when it is cached, else a quick one
     (fewer fights, drawn at once) that the page swaps for the full one as soon as it is
     ready (htmx, with a plain link to it as well)."""
@@ -242,7 +243,7 @@ def _forecast_context(request: HttpRequest, prepared: PreparedEncounter) -> dict
 
 
 @login_required
-def prepared_forecast(request: HttpRequest, pk: int) -> HttpResponse:
+def prepared_forecast(request: AuthedRequest, pk: int) -> HttpResponse:
     """The full forecast (10 000 fights and seed 1 unless ``fights`` and ``seed`` say
     otherwise), with a "what if"
     of one NPC more (``add``, a library NPC) or one fewer (``remove``, a group). htmx gets
@@ -280,7 +281,7 @@ def prepared_forecast(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def group_add(request: HttpRequest, pk: int) -> HttpResponse:
+def group_add(request: AuthedRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
     try:
         services.add_group(
@@ -298,7 +299,7 @@ def group_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def group_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def group_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     group = access.get_group(request.user, pk)
     group.delete()
     return redirect(group.prepared)
@@ -306,7 +307,7 @@ def group_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def prepared_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def prepared_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
     campaign_pk = prepared.campaign_id
     prepared.delete()
@@ -316,7 +317,7 @@ def prepared_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def prepared_start(request: HttpRequest, pk: int) -> HttpResponse:
+def prepared_start(request: AuthedRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
     try:
         encounter = services.start_prepared(prepared=prepared, actor=request.user)
@@ -327,7 +328,7 @@ def prepared_start(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
+def prepared_matchups(request: AuthedRequest, pk: int) -> HttpResponse:
     prepared = access.get_prepared(request.user, pk)
     table = matchups.matchup_table(prepared)
     return render(
@@ -354,7 +355,7 @@ def prepared_matchups(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def encounter_forecast(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_forecast(request: AuthedRequest, pk: int) -> HttpResponse:
     """The forecast of a fight from where it stands: the campaign GM's alone (everyone else,
     players of the fight included, 404: the forecast gives the NPCs' numbers away)."""
     encounter = access.get_encounter_run_by(request.user, pk)
@@ -378,7 +379,7 @@ def encounter_forecast(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def encounter_add(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_add(request: AuthedRequest, pk: int) -> HttpResponse:
     """Pick library NPCs and counts, hidden or not, on alert or not: one submit adds them all
     to the encounter, numbered."""
     encounter = combat_access.get_encounter(request.user, pk, write=True)

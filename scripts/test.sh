@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. ruff (lint + format check), mypy strict on rules/engine/, import-linter's contracts
+#   1. ruff (lint + format check), mypy over every app, the benchmarks and the tests (strict,
+#      with django-stubs and djangorestframework-stubs; see [tool.mypy] in pyproject.toml),
+#      import-linter's contracts
 #   2. unit + API tests on SQLite
 #   3. browser tests (headless Debian Chromium + Playwright), in their own pytest process
 #   4. the unit + API suite again on a throwaway PostgreSQL cluster (and Redis when present),
@@ -50,7 +52,7 @@ run_pytest() {  # run_pytest <suite name> <pytest args...>
 banner "ruff"
 .venv/bin/ruff check . || FAILED+=("ruff check")
 .venv/bin/ruff format --check . || FAILED+=("ruff format")
-banner "mypy (strict, rules/engine/)"
+banner "mypy (every app, bench, tests; django-stubs, DRF stubs)"
 .venv/bin/mypy || FAILED+=("mypy")
 banner "import-linter (layers, pure engine)"
 .venv/bin/lint-imports || FAILED+=("lint-imports")

@@ -9,11 +9,10 @@ password reset mailed to themselves by typing their own address into that person
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, user_logged_in, user_logged_out
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
 from django.core.exceptions import ValidationError
@@ -34,6 +33,9 @@ from sheets.models import (
     LoginSession,
     Membership,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # --- Mail -------------------------------------------------------------------------------------
 
@@ -59,7 +61,7 @@ EMAIL_SALT = "sheets.accounts.email"
 EMAIL_CONFIRM_MAX_AGE = 60 * 60 * 24
 
 
-def email_token(user: AbstractBaseUser, email: str) -> str:
+def email_token(user: User, email: str) -> str:
     # The address it replaces is signed too: once one link is followed, the others (and this
     # one, again) no longer match the account.
     return signing.dumps(
@@ -69,7 +71,7 @@ def email_token(user: AbstractBaseUser, email: str) -> str:
     )
 
 
-def send_email_confirmation(request: HttpRequest, user: AbstractBaseUser, email: str) -> None:
+def send_email_confirmation(request: HttpRequest, user: User, email: str) -> None:
     url = reverse("sheets:email_confirm", kwargs={"token": email_token(user, email)})
     mail(
         request,
@@ -83,7 +85,7 @@ class EmailLinkError(Exception):
     """A confirmation link that is wrong, expired, already used or not the user's."""
 
 
-def confirm_email(*, user: AbstractBaseUser, token: str) -> str:
+def confirm_email(*, user: User, token: str) -> str:
     """Set the address the link was mailed to as ``user``'s; returns it."""
     try:
         data = signing.loads(token, salt=EMAIL_SALT, max_age=EMAIL_CONFIRM_MAX_AGE)
@@ -101,7 +103,7 @@ def confirm_email(*, user: AbstractBaseUser, token: str) -> str:
         raise EmailLinkError("This link has been used, or a newer one replaced it.")
     if get_user_model().objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
         raise EmailLinkError("This address belongs to another account already.")
-    user.email = email  # type: ignore[attr-defined]
+    user.email = email
     user.save(update_fields=["email"])
     return str(email)
 
@@ -109,7 +111,7 @@ def confirm_email(*, user: AbstractBaseUser, token: str) -> str:
 # --- Sessions ---------------------------------------------------------------------------------
 
 
-def remember_session(user: AbstractBaseUser, session: SessionBase) -> None:
+def remember_session(user: User, session: SessionBase) -> None:
     """Called on each login: the session joins the user's list, and the ones that expired or
     were cleared since (``clearsessions``) leave it."""
     if session.session_key:
@@ -130,7 +132,7 @@ def forget_session(session: SessionBase) -> None:
         LoginSession.objects.filter(session_key=session.session_key).delete()
 
 
-def end_other_sessions(user: AbstractBaseUser, keep: SessionBase | None) -> int:
+def end_other_sessions(user: User, keep: SessionBase | None) -> int:
     """Log ``user`` out everywhere but in ``keep``; returns how many sessions ended."""
     engine = import_module(settings.SESSION_ENGINE)
     others = LoginSession.objects.filter(user=user)
@@ -144,7 +146,7 @@ def end_other_sessions(user: AbstractBaseUser, keep: SessionBase | None) -> int:
 
 
 @receiver(user_logged_in)
-def _logged_in(sender: Any, request: HttpRequest | None, user: AbstractBaseUser, **kw: Any) -> None:
+def _logged_in(sender: Any, request: HttpRequest | None, user: User, **kw: Any) -> None:
     if request is not None and hasattr(request, "session"):
         remember_session(user, request.session)
 
@@ -158,7 +160,7 @@ def _logged_out(sender: Any, request: HttpRequest | None, **kwargs: Any) -> None
 # --- Leaving for good -------------------------------------------------------------------------
 
 
-def characters_elsewhere(user: AbstractBaseUser) -> QuerySet[Character]:
+def characters_elsewhere(user: User) -> QuerySet[Character]:
     """``user``'s characters in campaigns someone else runs."""
     return (
         Character.objects.filter(owner=user)
@@ -168,7 +170,7 @@ def characters_elsewhere(user: AbstractBaseUser) -> QuerySet[Character]:
     )
 
 
-def delete_account(*, user: AbstractBaseUser, characters: str) -> None:
+def delete_account(*, user: User, characters: str) -> None:
     """Delete ``user`` and all they own, in one transaction. Their characters in other
     people's campaigns go to each campaign's GM, marked as a former player's (``characters``
     "give"), or are deleted ("delete"). The campaigns they run go with all that is in them
@@ -211,7 +213,7 @@ def offer_campaign(*, campaign: Campaign, to_user_id: int | None) -> CampaignHan
     return handover
 
 
-def accept_handover(*, handover: CampaignHandover, user: AbstractBaseUser) -> Campaign:
+def accept_handover(*, handover: CampaignHandover, user: User) -> Campaign:
     """``user`` (the player it was offered to) takes the campaign over: they become its GM, its
     NPCs become theirs, and the former GM stays on as a player."""
     with transaction.atomic():

@@ -42,7 +42,7 @@ class IntegerField(serializers.IntegerField):
         # driver raises OverflowError past it: a field without a bound of its own (ids) is one.
         if abs(data) > MAX_ID:
             self.fail("out_of_range", limit=MAX_ID)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return super().to_internal_value(data)
 
 
 class CharField(serializers.CharField):
@@ -56,7 +56,7 @@ class CharField(serializers.CharField):
             self.fail("invalid")
         if self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return super().to_internal_value(data)
 
 
 class BooleanField(serializers.BooleanField):
@@ -77,10 +77,10 @@ class ManyRelatedField(serializers.ManyRelatedField):
     def to_internal_value(self, data: Any) -> list[Any]:
         if not isinstance(data, list):
             self.fail("not_a_list", input_type=type(data).__name__)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return list(super().to_internal_value(data))
 
 
-class PrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
+class PrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField[Any]):
     """An id as a JSON integer: ``"5"`` is refused like any other string; ``many=True``
     takes a JSON array only."""
 
@@ -123,7 +123,7 @@ class RefuseUnknownKeys:
             message = UNKNOWN_KEY.format(known=", ".join(writable) or "nothing")
             unknown = {str(key): [message] for key in data if key not in known}
         try:
-            value = super().to_internal_value(data)  # type: ignore[misc]
+            value = super().to_internal_value(data)  # type: ignore[misc]  # a mixin of serializers
         except serializers.ValidationError as exc:
             if unknown and isinstance(exc.detail, dict):
                 raise serializers.ValidationError({**exc.detail, **unknown}) from None
@@ -133,7 +133,7 @@ class RefuseUnknownKeys:
         return value
 
 
-class StrictSerializer(RefuseUnknownKeys, serializers.Serializer):  # type: ignore[type-arg]
+class StrictSerializer(RefuseUnknownKeys, serializers.Serializer[Any]):
     """A serializer of a JSON body that refuses keys it does not know."""
 
 
@@ -144,7 +144,7 @@ _STRICT: dict[type, type] = {
 }
 
 
-class StrictModelSerializer(RefuseUnknownKeys, serializers.ModelSerializer):  # type: ignore[type-arg]
+class StrictModelSerializer(RefuseUnknownKeys, serializers.ModelSerializer[Any]):
     """A ModelSerializer whose integer, text and boolean model fields take their JSON type only,
     and which refuses keys it does not know."""
 

@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from sheets.models import APTITUDE_FIELDS, ApiToken, Campaign, Character
 
 
-class SignupForm(UserCreationForm):  # type: ignore[type-arg]
+class SignupForm(UserCreationForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     """A username and a password; an email address if you like, for a forgotten password."""
 
     email = forms.EmailField(
@@ -119,7 +119,7 @@ class DeleteAccountForm(forms.Form):
         return cleaned
 
 
-class CampaignForm(forms.ModelForm):  # type: ignore[type-arg]
+class CampaignForm(forms.ModelForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     class Meta:
         model = Campaign
         fields = ["name", "description"]
@@ -138,13 +138,13 @@ class JoinForm(forms.Form):
     )
 
 
-class ApiTokenForm(forms.ModelForm):  # type: ignore[type-arg]
+class ApiTokenForm(forms.ModelForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     class Meta:
         model = ApiToken
         fields = ["name"]
 
 
-class CharacterCreateForm(forms.ModelForm):  # type: ignore[type-arg]
+class CharacterCreateForm(forms.ModelForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
     """The quick way to a sheet: a name and the aptitudes; everything else is edited on the
     sheet itself."""
 
@@ -173,7 +173,7 @@ class CharacterCreateForm(forms.ModelForm):  # type: ignore[type-arg]
             self.fields[name].widget.attrs.update({"min": 1, "max": 5})
 
 
-def row_form(kind: str) -> type[forms.ModelForm]:  # type: ignore[type-arg]
+def row_form(kind: str) -> type[forms.ModelForm[Any]]:
     """The 'add a row' form of a sheet section (discipline, weapon or zone)."""
     from sheets.services import EDITABLE_FIELDS, ROW_MODELS
 
@@ -186,7 +186,7 @@ def row_form(kind: str) -> type[forms.ModelForm]:  # type: ignore[type-arg]
     if kind != "zone":
         return form_class
 
-    class ZoneRowForm(form_class):  # type: ignore[valid-type,misc]
+    class ZoneRowForm(form_class):  # type: ignore[valid-type,misc]  # a class built at runtime
         """ARM and max ARM left blank come from the armor table (BodyZone.fill_armor)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.conf import settings
@@ -24,7 +24,7 @@ from rules.engine.omg_data import (
 )
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser, User
 
 # Join codes avoid letters that are easy to misread aloud or on a phone (0/O, 1/I/L).
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -41,7 +41,7 @@ def normalize_join_code(code: str) -> str:
 
 
 class CampaignQuerySet(models.QuerySet["Campaign"]):
-    def for_user(self, user: AbstractBaseUser | AnonymousUser) -> CampaignQuerySet:
+    def for_user(self, user: User | AnonymousUser) -> CampaignQuerySet:
         """Campaigns the user runs or plays in; none for an anonymous user."""
         if not user.is_authenticated:
             return self.none()
@@ -76,10 +76,10 @@ class Campaign(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("sheets:campaign_detail", args=[self.pk])
 
-    def is_gm(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def is_gm(self, user: User | AnonymousUser) -> bool:
         return user.is_authenticated and self.gm_id == user.pk
 
-    def is_member(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def is_member(self, user: User | AnonymousUser) -> bool:
         if not user.is_authenticated:
             return False
         return self.is_gm(user) or self.memberships.filter(user=user).exists()
@@ -114,7 +114,7 @@ def hash_token(key: str) -> str:
 
 
 class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
-    def create_token(self, *, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+    def create_token(self, *, user: User, name: str) -> tuple[ApiToken, str]:
         """Create a token and return it with its key. Only the hash is stored: the key is
         shown once, at creation."""
         key = secrets.token_urlsafe(32)
@@ -201,7 +201,7 @@ class ConstraintErrorsOnFields:
     get_constraints: Any
 
     def validate_constraints(self, exclude: Collection[str] | None = None) -> None:
-        using = router.db_for_write(type(self), instance=self)
+        using = router.db_for_write(type(self), instance=self)  # type: ignore[arg-type]  # mixed into models only
         errors: dict[str, list[ValidationError]] = {}
         for model_class, constraints in self.get_constraints():
             for constraint in constraints:
@@ -209,7 +209,7 @@ class ConstraintErrorsOnFields:
                     constraint.validate(model_class, self, exclude=exclude, using=using)
                 except ValidationError as exc:
                     field = self.constraint_fields.get(constraint.name)
-                    fields = getattr(constraint, "fields", ())
+                    fields: Sequence[str] = getattr(constraint, "fields", ())
                     if field is None and exc.code == "unique" and len(fields) == 1:
                         field = fields[0]
                     if field is None:
@@ -220,7 +220,7 @@ class ConstraintErrorsOnFields:
             raise ValidationError(errors)
 
 
-def _aptitude_field(label: str) -> models.PositiveSmallIntegerField:
+def _aptitude_field(label: str) -> models.PositiveSmallIntegerField[int, int]:
     return models.PositiveSmallIntegerField(
         label,
         default=1,
@@ -239,7 +239,7 @@ def _hidden_in_a_fight() -> Q:
 
 
 class CharacterQuerySet(models.QuerySet["Character"]):
-    def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> CharacterQuerySet:
+    def visible_to(self, user: User | AnonymousUser) -> CharacterQuerySet:
         """Characters in the campaigns the user runs or plays in, less what is the GM's alone
         (docs/security.md, "Who sees an NPC"): an NPC the GM has not shown to the players, a
         character hidden in an encounter, and an NPC whose fight copies are hidden (they carry
@@ -396,7 +396,7 @@ class Character(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("sheets:character_detail", args=[self.pk])
 
-    def is_visible_to(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def is_visible_to(self, user: User | AnonymousUser) -> bool:
         """What ``Character.objects.visible_to(user)`` says of this one character (its
         campaign selected), in one or two small queries instead of that query's subqueries:
         the GM sees it; a member of the campaign sees their own, and any other that is not
@@ -414,7 +414,7 @@ class Character(models.Model):
             return False
         return not Character.objects.filter(_hidden_in_a_fight(), pk=self.pk).exists()
 
-    def can_edit(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def can_edit(self, user: User | AnonymousUser) -> bool:
         """The owner and the campaign's GM edit; other members only look."""
         return user.is_authenticated and (
             self.owner_id == user.pk or self.campaign.gm_id == user.pk
@@ -638,7 +638,7 @@ def attach_rows(characters: Collection[Character]) -> None:
         for pk, character in by_pk.items():
             done: models.QuerySet[models.Model] = models.QuerySet(model)
             done._result_cache = grouped[pk]
-            done._prefetch_done = True
+            done._prefetch_done = True  # type: ignore[attr-defined]  # as prefetch_related sets it
             if not hasattr(character, "_prefetched_objects_cache"):
-                character._prefetched_objects_cache = {}
-            character._prefetched_objects_cache[relation] = done
+                character._prefetched_objects_cache = {}  # type: ignore[attr-defined]  # idem
+            character._prefetched_objects_cache[relation] = done  # type: ignore[attr-defined]  # idem

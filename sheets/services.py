@@ -34,10 +34,10 @@ from sheets.numbers import aptitudes_of
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
-def join_campaign(*, user: AbstractBaseUser, code: str) -> tuple[Campaign, bool]:
+def join_campaign(*, user: User, code: str) -> tuple[Campaign, bool]:
     """Add ``user`` as a player of the campaign whose join code is ``code``.
 
     Returns the campaign and whether a membership was created (False when the user already
@@ -133,7 +133,7 @@ class EditConflict(Exception):
 def create_character(
     *,
     campaign: Campaign,
-    owner: AbstractBaseUser,
+    owner: User,
     name: str,
     is_npc: bool = False,
     zones: tuple[str, ...] = DEFAULT_ZONES,
@@ -194,7 +194,7 @@ def unchanged_fields(model: type[models.Model], changed: Collection[str]) -> lis
         if isinstance(constraint, models.UniqueConstraint):
             fields = set(constraint.fields)
         elif isinstance(constraint, models.CheckConstraint):
-            fields = set(constraint.condition.referenced_base_fields)
+            fields = set(constraint.condition.referenced_base_fields)  # type: ignore[union-attr]  # every check here is a Q
         else:  # no other kind on these models
             continue
         if fields & checked:
@@ -227,16 +227,21 @@ def edit_field(
         if kind == "character":
             row: models.Model = locked
         else:
-            row = model.objects.select_for_update().filter(character=locked, pk=row_id).first()
-            if row is None:
+            found = (
+                model._default_manager.select_for_update()
+                .filter(character=locked, pk=row_id)
+                .first()
+            )
+            if found is None:
                 raise ValidationError({field: "That row no longer exists (deleted elsewhere)."})
+            row = found
         before = getattr(row, field)
         if _display(before) != original:
             raise EditConflict(before)
         # The form field only parses the text; the model is validated once, below, with the
         # knock-on fields (a ModelForm validated it a first time, every constraint included).
         try:
-            parsed = _formfield(model._meta.get_field(field)).clean(value)
+            parsed = _formfield(model._meta.get_field(field)).clean(value)  # type: ignore[arg-type]  # editable fields are columns, never relations
         except ValidationError as exc:
             raise ValidationError({field: exc.messages}) from None
         setattr(row, field, parsed)
@@ -299,7 +304,7 @@ def update_row(
     model = ROW_MODELS[kind]
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)
-        row = model.objects.select_for_update().get(character=locked, pk=row_id)
+        row = model._default_manager.select_for_update().get(character=locked, pk=row_id)
         armor_type = getattr(row, "armor_type", None)
         fields = [k for k in data if k in EDITABLE_FIELDS[kind] or k == "position"]
         for key in fields:
@@ -319,7 +324,7 @@ def delete_row(*, character: Character, kind: str, row_id: int) -> bool:
         raise ValidationError("Unknown kind of row.")
     with transaction.atomic():
         locked = Character.objects.select_for_update().get(pk=character.pk)
-        deleted, _ = ROW_MODELS[kind].objects.filter(character=locked, pk=row_id).delete()
+        deleted, _ = ROW_MODELS[kind]._default_manager.filter(character=locked, pk=row_id).delete()
         if deleted:
             _rows_changed(locked)
     return deleted > 0
@@ -362,7 +367,7 @@ GRIEVOUS_NOTE = "Grievous wound: Stamina test (STM vs Moderate 20), unconscious 
 def create_from_build(
     *,
     campaign: Campaign,
-    owner: AbstractBaseUser,
+    owner: User,
     name: str,
     aptitudes: omg.AptitudeRoll,
     archetype: str,
@@ -389,6 +394,9 @@ def create_from_build(
     apts = aptitudes.aptitudes
     free = set(omg.free_disciplines(archetype, weapon_category))
     with transaction.atomic():
+        aptitude_fields: dict[str, Any] = {
+            abbr.lower(): value for abbr, value in apts.as_dict().items()
+        }
         character = create_character(
             campaign=campaign,
             owner=owner,
@@ -406,7 +414,7 @@ def create_from_build(
                 "dice": list(aptitudes.dice),
                 "server_rolled": server_rolled,
             },
-            **{abbr.lower(): value for abbr, value in apts.as_dict().items()},
+            **aptitude_fields,
         )
         if weapon:
             spec = WEAPONS_BY_NAME[weapon]

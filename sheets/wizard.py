@@ -143,12 +143,14 @@ class CreationForm(forms.Form):
             raise forms.ValidationError(
                 f"Give every aptitude a value (missing: {', '.join(missing)})."
             )
+        given = {abbr: v for abbr, v in typed.items() if v is not None}  # all of them, as checked
         if method == "7d6":
-            return omg.aptitudes_from_7d6(self._dice(method), typed)  # type: ignore[arg-type]
-        return omg.manual_aptitudes(typed)  # type: ignore[arg-type]
+            return omg.aptitudes_from_7d6(self._dice(method), given)
+        return omg.manual_aptitudes(given)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         method = data.get("method")
         archetype = data.get("archetype")
         if self.data.get("action") == "create":

@@ -5,8 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from sheets.models import Campaign, Membership
 
@@ -14,13 +13,13 @@ PASSWORD = "correct-horse-battery"
 _counter = itertools.count(1)
 
 
-def make_user(username: str | None = None, **extra: Any) -> AbstractBaseUser:
+def make_user(username: str | None = None, **extra: Any) -> User:
     username = username or f"user{next(_counter)}"
-    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+    return User.objects.create_user(username=username, password=PASSWORD, **extra)
 
 
 def make_campaign(
-    gm: AbstractBaseUser | None = None, *, players: tuple[Any, ...] = (), **extra: Any
+    gm: User | None = None, *, players: tuple[Any, ...] = (), **extra: Any
 ) -> Campaign:
     campaign = Campaign.objects.create(
         gm=gm or make_user(), name=extra.pop("name", f"Campaign {next(_counter)}"), **extra

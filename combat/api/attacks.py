@@ -34,7 +34,7 @@ from sheets.ids import parse_id
 NOT_FOUND = "No Declaration matches the given query."
 
 
-class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]
+class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
     """A declared attack: its defense, its roll, calling it off."""
 
     serializer_class = DeclarationSerializer
@@ -53,7 +53,7 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type
     def _act(
         self,
         fn: Any,
-        body: type[serializers.Serializer] | None = None,  # type: ignore[type-arg]
+        body: type[serializers.Serializer[Any]] | None = None,
         args: Callable[[dict[str, Any]], dict[str, Any]] = lambda _: {},
     ) -> Any:
         """Run ``fn`` on this attack by its id: the service finds it, in the user's campaigns
@@ -100,7 +100,7 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type
         return self._entry(self._act(services.cancel_declaration))
 
 
-class RollViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]
+class RollViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
     """Rolls (combat log entries with dice); Fate re-rolls or revokes the latest one."""
 
     serializer_class = LogEntrySerializer

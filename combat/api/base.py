@@ -38,7 +38,7 @@ def _run(fn: Any, **kwargs: Any) -> Any:
 
 
 def _hidden(request: Request, encounter: Encounter) -> set[int]:
-    cache = request.__dict__.setdefault("_combat_hidden", {})
+    cache: dict[int, set[int]] = request.__dict__.setdefault("_combat_hidden", {})
     if encounter.pk not in cache:
         cache[encounter.pk] = access.hidden_ids(encounter, request.user)
     return cache[encounter.pk]

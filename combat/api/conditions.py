@@ -24,9 +24,9 @@ from sheets import fields
 from sheets.ids import parse_id
 
 
-class ConditionSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ConditionSerializer(serializers.Serializer[Any]):
     key = serializers.CharField(help_text="What to send to remove it.")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # DRF moves fields off the class
     custom = serializers.BooleanField(help_text="One of the GM's own named conditions.")
     ends = serializers.ChoiceField(
         choices=["turn", "round", "removed", "state"],
@@ -103,7 +103,7 @@ def conditions_of(p: Participant) -> list[dict[str, Any]]:
     return out
 
 
-class ConditionViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+class ConditionViewSet(viewsets.GenericViewSet[Any]):
     """A participant's conditions with what is left of each (visible to every member of the
     campaign, hidden NPCs included: docs/rules.md, "Conditions"); the GM adds and removes."""
 

@@ -52,7 +52,7 @@ from sheets.models import BodyZone, Character
         ]
     )
 )
-class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class EncounterViewSet(viewsets.ModelViewSet[Any]):
     """Encounters of my campaigns; the GM creates, renames and deletes them and runs the
     fight. `?campaign=ID` filters the list."""
 
@@ -68,12 +68,12 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             queryset = queryset.filter(campaign_id=campaign_id)
         return queryset.order_by("-created_at", "-pk")
 
-    def get_serializer_class(self) -> type[serializers.BaseSerializer]:  # type: ignore[type-arg]
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.action == "retrieve":
             return EncounterDetailSerializer
         return EncounterSerializer
 
-    def perform_create(self, serializer: EncounterSerializer) -> None:  # type: ignore[override]
+    def perform_create(self, serializer: EncounterSerializer) -> None:  # type: ignore[override]  # always this serializer
         campaign = serializer.validated_data["campaign"]
         if not campaign.is_gm(self.request.user):
             raise DRFPermissionDenied("Only the campaign's GM runs encounters.")
@@ -239,7 +239,7 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             status=status.HTTP_201_CREATED,
         )
 
-    def _checked(self, serializer: type[serializers.Serializer]) -> dict[str, Any]:  # type: ignore[type-arg]
+    def _checked(self, serializer: type[serializers.Serializer[Any]]) -> dict[str, Any]:
         """The request's body, checked; a bad one is a 400 for those who may see the
         encounter, a 404 for the others (the encounter itself is read by the service)."""
         body = serializer(data=self.request.data)
@@ -315,10 +315,10 @@ class EncounterViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             if after_id is None:
                 raise serializers.ValidationError({"after": ["Give an entry id (a number)."]})
             entries = entries.filter(pk__gt=after_id)
-        entries = list(entries.order_by("pk")[:500])
-        for e in entries:
+        page = list(entries.order_by("pk")[:500])
+        for e in page:
             e.encounter = encounter
-        return Response(LogEntrySerializer(entries, many=True, context={"request": request}).data)
+        return Response(LogEntrySerializer(page, many=True, context={"request": request}).data)
 
 
 #: What a declaration's field at fault is told (combat.services.CombatError.fields).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, serializers, viewsets
@@ -23,7 +25,7 @@ from combat.models import (
 )
 
 
-class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]
+class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
     """One participant of an encounter; the GM changes its switches."""
 
     serializer_class = ParticipantSerializer

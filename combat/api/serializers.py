@@ -29,19 +29,19 @@ from sheets.numbers import aptitudes_of
 # --- Output --------------------------------------------------------------------------------
 
 
-class CombatZoneSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class CombatZoneSerializer(serializers.ModelSerializer[BodyZone]):
     class Meta:
         model = BodyZone
         fields = ["id", "name", "wounds", "arm", "arm_max", "arm_bonus", "grievous"]
 
 
-class CombatWeaponSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class CombatWeaponSerializer(serializers.ModelSerializer[Weapon]):
     class Meta:
         model = Weapon
         fields = ["id", "name", "category", "dmg", "dmg_max", "bonus"]
 
 
-class NumbersSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class NumbersSerializer(serializers.Serializer[Any]):
     vitality = serializers.IntegerField()
     vit_max = serializers.IntegerField()
     bzf = serializers.IntegerField()
@@ -52,7 +52,7 @@ class NumbersSerializer(serializers.Serializer):  # type: ignore[type-arg]
     weapons = CombatWeaponSerializer(many=True)
 
 
-class ParticipantSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ParticipantSerializer(serializers.ModelSerializer[Participant]):
     name = serializers.CharField(source="character.name", read_only=True)
     is_npc = serializers.BooleanField(source="character.is_npc", read_only=True)
     owner = serializers.CharField(source="character.owner.username", read_only=True)
@@ -118,7 +118,7 @@ class ParticipantSerializer(serializers.ModelSerializer):  # type: ignore[type-a
         )
 
 
-class OddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OddsSerializer(serializers.Serializer[Any]):
     pvd = serializers.CharField()
     pro = serializers.IntegerField()
     dif = serializers.IntegerField()
@@ -129,7 +129,7 @@ class OddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
     mean_damage = serializers.FloatField(allow_null=True)
 
 
-class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class DeclarationSerializer(serializers.ModelSerializer[Declaration]):
     # A plain string: an enum named "status" would collide with the encounter's.
     status = serializers.CharField(
         read_only=True, help_text="pending (awaiting the defense), defended, resolved, cancelled"
@@ -184,7 +184,7 @@ class DeclarationSerializer(serializers.ModelSerializer):  # type: ignore[type-a
         return services.odds_for_viewer(obj, _hidden(self.context["request"], obj.encounter))
 
 
-class LogEntrySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class LogEntrySerializer(serializers.ModelSerializer[CombatLogEntry]):
     actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
     text = serializers.SerializerMethodField()
     roll = serializers.SerializerMethodField(
@@ -268,12 +268,12 @@ class EncounterSerializer(fields.StrictModelSerializer):
         fields = super().get_fields()
         request = self.context.get("request")
         if request is not None and request.user.is_authenticated:
-            fields["campaign"].queryset = Campaign.objects.for_user(request.user)
+            fields["campaign"].queryset = Campaign.objects.for_user(request.user)  # type: ignore[attr-defined]  # a PrimaryKeyRelatedField
         return fields
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_is_gm(self, obj: Encounter) -> bool:
-        return obj.campaign.gm_id == self.context["request"].user.pk
+        return bool(obj.campaign.gm_id == self.context["request"].user.pk)
 
     def validate_campaign(self, campaign: Campaign) -> Campaign:
         if self.instance is not None and campaign.pk != self.instance.campaign_id:
@@ -461,7 +461,7 @@ class StrikeSerializer(DeclareSerializer):
         return attrs
 
 
-class StrikeResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class StrikeResultSerializer(serializers.Serializer[Any]):
     attack = DeclarationSerializer()
     entries = LogEntrySerializer(many=True, help_text="Declare, defend (not for a feint), roll.")
 
@@ -481,6 +481,6 @@ class AdjustSerializer(fields.StrictSerializer):
     )
 
 
-class FateResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class FateResultSerializer(serializers.Serializer[Any]):
     fate = LogEntrySerializer()
     reroll = LogEntrySerializer(allow_null=True)

@@ -4,6 +4,8 @@ Fights finished before this migration are given one from the sheets as they stan
 runs: the best that can be done, since what they were when the fight ended is not stored
 (the log holds the changes, not the whole sheets). From then on they no longer change."""
 
+from typing import Any
+
 from django.db import migrations, models
 
 
@@ -16,7 +18,7 @@ def freeze_finished_fights(apps, schema_editor):
     finished = Encounter.objects.filter(status="finished", record__isnull=True)
     for encounter in finished.select_related("campaign").iterator(chunk_size=100):
         ps = list(encounter.participants.select_related("character").order_by("position", "pk"))
-        zones = {}
+        zones: dict[Any, Any] = {}
         for z in BodyZone.objects.filter(character_id__in=[p.character_id for p in ps]).order_by(
             "position", "pk"
         ):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from django.http import QueryDict
 from drf_spectacular.utils import (
@@ -61,13 +61,13 @@ def with_exact(odds_obj: Any) -> dict[str, object]:
     return {**odds_obj.as_dict(), "exact": odds_obj.as_dict(exact=True)}
 
 
-class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ErrorSerializer(serializers.Serializer[Any]):
     """A 400: each field at fault lists its messages; rules errors come as non_field_errors."""
 
     non_field_errors = serializers.ListField(child=serializers.CharField(), required=False)
 
 
-class DetailSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DetailSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField()
 
 
@@ -91,7 +91,7 @@ class RulesView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [RulesAnonThrottle, RulesUserThrottle]
 
-    def throttled(self, request: Request, wait: float | None) -> None:
+    def throttled(self, request: Request, wait: float | None) -> NoReturn:
         raise exceptions.Throttled(
             wait=wait, detail="Too many rules requests from you in a short time; please slow down."
         )
@@ -101,7 +101,7 @@ class RulesView(APIView):
             exc = exceptions.ValidationError({"non_field_errors": [str(exc)]})
         return super().handle_exception(exc)
 
-    def parse(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:  # type: ignore[type-arg]
+    def parse(self, serializer_class: type[serializers.Serializer[Any]]) -> dict[str, Any]:
         data = self.request.query_params if self.request.method == "GET" else self.request.data
         if isinstance(data, QueryDict):
             # DRF reads "?tide=" as a parameter left out (its default); the schema documents
@@ -170,8 +170,8 @@ NO_SUCH_CAMPAIGN = OpenApiResponse(
 
 def documented(
     summary: str,
-    request: type[serializers.Serializer],  # type: ignore[type-arg]
-    response: type[serializers.Serializer],  # type: ignore[type-arg]
+    request: type[serializers.Serializer[Any]],
+    response: type[serializers.Serializer[Any]],
     examples: list[OpenApiExample],
     *,
     query: bool = False,

@@ -20,7 +20,7 @@ from rules.engine import RulesError, ogs
 # Fields: strict in JSON bodies, lenient only where a query string leaves no choice
 
 
-def _in_query(field: serializers.Field) -> bool:
+def _in_query(field: serializers.Field[Any, Any, Any, Any]) -> bool:
     return isinstance(getattr(field.root, "initial_data", None), QueryDict)
 
 
@@ -70,12 +70,13 @@ class DiceListField(serializers.ListField):
         if isinstance(dictionary, QueryDict):
             if self.field_name not in dictionary:
                 return serializers.empty
-            return [d for item in dictionary.getlist(self.field_name) for d in item.split(",") if d]
+            items = dictionary.getlist(self.field_name)  # type: ignore[arg-type]  # bound: it has a name
+            return [d for item in items for d in item.split(",") if d]
         return super().get_value(dictionary)
 
 
 @extend_schema_field({"type": "string", "enum": ["d4", "d6", "d8", "d10", "d12"]})
-class OgsDieField(serializers.Field):  # type: ignore[type-arg]
+class OgsDieField(serializers.Field[Any, Any, Any, Any]):
     """One OGS die: ``"d4"`` .. ``"d12"`` (or the bare size, ``8``)."""
 
     def to_internal_value(self, data: Any) -> int:
@@ -102,10 +103,12 @@ def _faces(high: int, **kwargs: Any) -> serializers.ListField:
 # Exact-odds twins for the schema: the same shape with "n/d" strings where floats were
 
 
-_TWINS: dict[type, type] = {}
+_TWINS: dict[type, type[serializers.Serializer[Any]]] = {}
 
 
-def _exact_field(field: serializers.Field) -> serializers.Field:  # type: ignore[type-arg]
+def _exact_field(
+    field: serializers.Field[Any, Any, Any, Any],
+) -> serializers.Field[Any, Any, Any, Any]:
     if isinstance(field, serializers.FloatField):
         return serializers.CharField(
             help_text="Exact probability as a fraction, e.g. '111/128'.",
@@ -114,13 +117,13 @@ def _exact_field(field: serializers.Field) -> serializers.Field:  # type: ignore
     if isinstance(field, serializers.DictField | serializers.ListField):
         return type(field)(child=_exact_field(field.child), allow_null=field.allow_null)
     if isinstance(field, serializers.ListSerializer):
-        return serializers.ListSerializer(child=_exact_field(field.child))
+        return serializers.ListSerializer(child=_exact_field(field.child))  # type: ignore[arg-type]  # always set
     if isinstance(field, serializers.Serializer):
         return exact_twin(type(field))
     return copy.deepcopy(field)
 
 
-def exact_twin(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:  # type: ignore[type-arg]
+def exact_twin(serializer_class: type[serializers.Serializer[Any]]) -> serializers.Serializer[Any]:
     """A copy of an odds serializer in which every probability is an ``"n/d"`` string."""
     if serializer_class not in _TWINS:
         fields = {name: _exact_field(f) for name, f in serializer_class().fields.items()}

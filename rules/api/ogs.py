@@ -83,7 +83,7 @@ class OgsCheckRequestSerializer(OgsRollRequestSerializer):
     note = note_field()
 
 
-class OgsCheckOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsCheckOddsSerializer(serializers.Serializer[Any]):
     totals = probability_map("Total -> probability.")
     difficulty = serializers.IntegerField(allow_null=True)
     success = serializers.FloatField(allow_null=True, help_text="Chance to reach the difficulty.")
@@ -94,7 +94,7 @@ class OgsCheckOddsWithExactSerializer(OgsCheckOddsSerializer):
     exact = exact_twin(OgsCheckOddsSerializer)
 
 
-class OgsCheckSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsCheckSerializer(serializers.Serializer[Any]):
     dice = serializers.ListField(child=serializers.CharField())
     values = serializers.ListField(
         child=serializers.IntegerField(), help_text="Kept face of every die."
@@ -208,7 +208,7 @@ class OgsOpposedRequestSerializer(fields.StrictSerializer):
         return attrs
 
 
-class OgsOpposedOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsOpposedOddsSerializer(serializers.Serializer[Any]):
     a = serializers.FloatField(help_text="Chance the first side wins.")
     b = serializers.FloatField(help_text="Chance the second side wins.")
     decided_by = probability_map("Tie-break step (total, values, sizes, rolloff) -> probability.")
@@ -218,7 +218,7 @@ class OgsOpposedOddsWithExactSerializer(OgsOpposedOddsSerializer):
     exact = exact_twin(OgsOpposedOddsSerializer)
 
 
-class OgsOpposedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsOpposedSerializer(serializers.Serializer[Any]):
     winner = serializers.CharField(help_text="'a' or 'b'.")
     decided_by = serializers.CharField(help_text="total, values, sizes or rolloff.")
     rolloffs = serializers.ListField(
@@ -327,7 +327,7 @@ class OgsOpenRequestSerializer(fields.StrictSerializer):
     note = note_field()
 
 
-class OgsOpenSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsOpenSerializer(serializers.Serializer[Any]):
     dice = serializers.ListField(child=serializers.CharField())
     values = serializers.ListField(child=serializers.IntegerField())
     flat = serializers.IntegerField()
@@ -378,7 +378,7 @@ class OgsIncreaseRequestSerializer(fields.StrictSerializer):
     )
 
 
-class OgsIncreaseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OgsIncreaseSerializer(serializers.Serializer[Any]):
     dice = serializers.ListField(child=serializers.CharField(), help_text="The dice after.")
 
 

@@ -51,12 +51,12 @@ class OmgCheckRequestSerializer(fields.StrictSerializer):
     note = note_field()
 
 
-class SecondHitSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class SecondHitSerializer(serializers.Serializer[Any]):
     roll = serializers.IntegerField(help_text="The roll with its two dice swapped.")
     hit = serializers.BooleanField(help_text="Whether the second attack lands.")
 
 
-class OmgCheckSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgCheckSerializer(serializers.Serializer[Any]):
     roll = serializers.IntegerField()
     pro = serializers.IntegerField()
     dif = serializers.IntegerField()
@@ -76,7 +76,7 @@ class OmgOddsRequestSerializer(fields.StrictSerializer):
     dif = WholeNumberField(min_value=omg.DIF_MIN, max_value=omg.DIF_MAX, help_text="Difficulty.")
 
 
-class DegreeCountsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DegreeCountsSerializer(serializers.Serializer[Any]):
     success = serializers.IntegerField()
     failure = serializers.IntegerField()
     dramatic_success = serializers.IntegerField()
@@ -86,7 +86,7 @@ class DegreeCountsSerializer(serializers.Serializer):  # type: ignore[type-arg]
     success_with_sacrifice = serializers.IntegerField()
 
 
-class OmgOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgOddsSerializer(serializers.Serializer[Any]):
     pro = serializers.IntegerField()
     dif = serializers.IntegerField()
     faces = serializers.IntegerField(help_text="Every count is out of this many faces (100).")
@@ -153,7 +153,7 @@ class OmgStrikeRollRequestSerializer(OmgStrikeRequestSerializer):
     note = note_field()
 
 
-class OmgHitSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgHitSerializer(serializers.Serializer[Any]):
     roll = serializers.IntegerField(help_text="The roll this hit was read from.")
     damage = serializers.IntegerField(help_text="Damage after armor and a dodge.")
     raw = serializers.IntegerField(help_text="Damage before armor.")
@@ -162,7 +162,7 @@ class OmgHitSerializer(serializers.Serializer):  # type: ignore[type-arg]
     second = serializers.BooleanField(help_text="True for a fast strike's second attack.")
 
 
-class OmgStrikeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgStrikeSerializer(serializers.Serializer[Any]):
     pro = serializers.IntegerField()
     dif = serializers.IntegerField()
     roll = serializers.IntegerField()
@@ -183,7 +183,7 @@ class OmgStrikeSerializer(serializers.Serializer):  # type: ignore[type-arg]
     counterattack = serializers.BooleanField(help_text="The defender earned a counterattack.")
 
 
-class OmgStrikeOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OmgStrikeOddsSerializer(serializers.Serializer[Any]):
     pro = serializers.IntegerField()
     dif = serializers.IntegerField()
     faces = serializers.IntegerField(help_text="Every count is out of this many faces (100).")
@@ -309,7 +309,7 @@ class OmgStrikeOddsView(RulesView):
         [
             response_example(
                 "Fast sword strike into a dodge",
-                _strike_odds_dict(odds.damage_odds(**_STRIKE_EXAMPLE)),  # type: ignore[arg-type]
+                _strike_odds_dict(odds.damage_odds(**_STRIKE_EXAMPLE)),  # type: ignore[arg-type]  # a dict of mixed values
             )
         ],
         query=True,

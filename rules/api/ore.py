@@ -94,18 +94,18 @@ class OreRollRequestSerializer(OrePoolRequestSerializer):
     note = note_field()
 
 
-class OreSetSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreSetSerializer(serializers.Serializer[Any]):
     width = serializers.IntegerField(help_text="How many dice match.")
     height = serializers.IntegerField(help_text="The face they show.")
 
 
-class OreBestOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreBestOddsSerializer(serializers.Serializer[Any]):
     width = serializers.IntegerField(help_text="0 stands for no set.")
     height = serializers.IntegerField()
     p = serializers.FloatField()
 
 
-class OreOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreOddsSerializer(serializers.Serializer[Any]):
     normal = serializers.IntegerField(help_text="Normal dice rolled.")
     expert = serializers.IntegerField(allow_null=True)
     master = serializers.BooleanField()
@@ -121,7 +121,7 @@ class OreOddsWithExactSerializer(OreOddsSerializer):
     exact = exact_twin(OreOddsSerializer)
 
 
-class OreReadingSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreReadingSerializer(serializers.Serializer[Any]):
     """A roll read out: its dice, sets and best set."""
 
     rolled = serializers.IntegerField(help_text="Dice on the table, special die included.")
@@ -199,11 +199,11 @@ class OreContestRequestSerializer(fields.StrictSerializer):
         return attrs
 
 
-class OreContestSideSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreContestSideSerializer(serializers.Serializer[Any]):
     best = OreSetSerializer(allow_null=True)
 
 
-class OreContestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreContestSerializer(serializers.Serializer[Any]):
     first = serializers.CharField(
         allow_null=True, help_text="'a' or 'b'; null when neither has a set, or both tie."
     )
@@ -268,7 +268,7 @@ class OreContestOddsRequestSerializer(fields.StrictSerializer):
     b_master = StrictBooleanField(default=False)
 
 
-class OreContestOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreContestOddsSerializer(serializers.Serializer[Any]):
     a_first = serializers.FloatField()
     b_first = serializers.FloatField()
     simultaneous = serializers.FloatField()
@@ -326,7 +326,7 @@ class OreGobbleRequestSerializer(OrePoolRequestSerializer):
     )
 
 
-class OreGobbleSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreGobbleSerializer(serializers.Serializer[Any]):
     before = OreReadingSerializer(help_text="The roll as it came up.")
     after = OreReadingSerializer(
         help_text="What is left once the hits took their dice (listed under gobbled)."
@@ -374,7 +374,7 @@ class OreMultipleRequestSerializer(OreRollRequestSerializer):
     )
 
 
-class OreSetCountOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreSetCountOddsSerializer(serializers.Serializer[Any]):
     normal = serializers.IntegerField(help_text="Normal dice rolled.")
     expert = serializers.IntegerField(allow_null=True)
     master = serializers.BooleanField()
@@ -404,11 +404,11 @@ class OreSetCountOddsWithExactSerializer(OreSetCountOddsSerializer):
         },
     }
 )
-class _AssignedSetsField(serializers.ListField):  # type: ignore[type-arg]
+class _AssignedSetsField(serializers.ListField):
     pass
 
 
-class OreMultipleSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreMultipleSerializer(serializers.Serializer[Any]):
     actions = serializers.IntegerField()
     penalty = serializers.IntegerField(
         help_text="Penalty dice on the pool, the charge for extra actions included."
@@ -483,7 +483,7 @@ class OreMultipleView(RulesView):
 
 
 class OreCooperateRequestSerializer(fields.StrictSerializer):
-    members = OrePoolRequestSerializer(
+    members = OrePoolRequestSerializer(  # type: ignore[call-arg]  # lengths for the ListSerializer
         many=True,
         min_length=2,
         max_length=10,
@@ -524,14 +524,14 @@ class OreCooperateRequestSerializer(fields.StrictSerializer):
         return attrs
 
 
-class OrePoolSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OrePoolSerializer(serializers.Serializer[Any]):
     pool = serializers.IntegerField()
     penalty = serializers.IntegerField()
     expert = serializers.IntegerField(allow_null=True)
     master = serializers.BooleanField()
 
 
-class OreCooperateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class OreCooperateSerializer(serializers.Serializer[Any]):
     timed = serializers.BooleanField()
     pool = OrePoolSerializer(
         allow_null=True, help_text="The combined pool (one special die kept); null when timed."

@@ -70,7 +70,7 @@ class SdsSkillSerializer(fields.StrictSerializer):
 
 
 class SdsCheckRequestSerializer(SdsSkillSerializer):
-    difficulty = SdsDifficultySerializer(
+    difficulty = SdsDifficultySerializer(  # type: ignore[assignment]  # the field DRF reads
         required=False, allow_null=True, help_text="{'die': 10} or {'hard': 8}; null for none."
     )
     skill_rolls = serializers.ListField(
@@ -102,7 +102,7 @@ class SdsCheckRequestSerializer(SdsSkillSerializer):
     note = note_field()
 
 
-class SdsOddsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class SdsOddsSerializer(serializers.Serializer[Any]):
     skill_result = probability_map("Skill result before the flag -> probability.")
     flags = probability_map("critical, tremendous, heroic, none -> probability.")
     heroic_at_least = probability_map("k -> chance the result is multiplied by 10**k or more.")
@@ -115,7 +115,7 @@ class SdsOddsWithExactSerializer(SdsOddsSerializer):
     exact = exact_twin(SdsOddsSerializer)
 
 
-class SdsCheckSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class SdsCheckSerializer(serializers.Serializer[Any]):
     effective_skill = serializers.IntegerField(help_text="Skill after the stacked bonus.")
     die = serializers.CharField(help_text="The physical die rolled, e.g. 'd20'.")
     skill_rolls = serializers.ListField(child=serializers.IntegerField())

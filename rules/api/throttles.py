@@ -21,14 +21,14 @@ class RulesAnonThrottle(ClientAddressMixin, FailOpenThrottleMixin, AnonRateThrot
 
     def get_rate(self) -> str | None:
         # Read at request time so a changed setting (tests, a reload) takes effect.
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]  # a "n/period" string
 
 
 class RulesUserThrottle(ClientAddressMixin, FailOpenThrottleMixin, UserRateThrottle):
     scope = "rules_user"
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]  # a "n/period" string
 
     def get_cache_key(self, request: Request, view: APIView) -> str | None:
         # Anonymous callers are counted by RulesAnonThrottle only.

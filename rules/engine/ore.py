@@ -22,7 +22,7 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any, Literal
 
-import icepool  # type: ignore[import-untyped]
+import icepool
 
 from rules.engine._sibling_dice import (
     face,
@@ -514,7 +514,7 @@ def contest(a: OreRoll, b: OreRoll) -> ContestResult:
 # Exact odds
 
 
-class _BestSet(icepool.MultisetEvaluator):  # type: ignore[misc]
+class _BestSet(icepool.MultisetEvaluator):  # type: ignore[misc]  # icepool is untyped
     """Best (width, height) among d10 faces, as an icepool state machine over the outcomes.
 
     The expert die adds one to its face's count; a master die adds one to whichever count makes
@@ -640,7 +640,7 @@ def pool_odds(pool: OrePool, difficulty: int = 0) -> OreOdds:
     return _best_odds(r.normal, r.expert, r.master, difficulty)
 
 
-class _SetCount(icepool.MultisetEvaluator):  # type: ignore[misc]
+class _SetCount(icepool.MultisetEvaluator):  # type: ignore[misc]  # icepool is untyped
     """How many sets meet the difficulty, as an icepool state machine over the outcomes.
 
     The state is (sets so far, whether any die reaches the difficulty). The expert die adds

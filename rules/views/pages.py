@@ -32,6 +32,7 @@ from rules.views.omg import OMG
 from rules.views.ore import ORE
 from rules.views.sds import SDS
 from sheets.access import get_campaign_for_user
+from sheets.http import AuthedRequest, HtmxRequest
 from sheets.models import Campaign
 
 
@@ -59,7 +60,7 @@ def _action(data: Mapping[str, str], *, allowed: frozenset[str]) -> str:
     return action if action in allowed else ""
 
 
-def _page(request: HttpRequest, tool: Tool, campaign: Campaign | None = None) -> HttpResponse:
+def _page(request: HtmxRequest, tool: Tool, campaign: Campaign | None = None) -> HttpResponse:
     """A GET of a page: validate the form, let the tool fill the context, render.
 
     In a campaign a GET only reads typed-in dice (the page a roll redirects to): server dice
@@ -105,7 +106,7 @@ def _extra(request: HttpRequest, tool: Tool) -> dict[str, Any]:
     return _round_context(request.GET) if tool.system == "okrpg" else {}
 
 
-def _roll(request: HttpRequest, tool: Tool, campaign: Campaign) -> HttpResponse:
+def _roll(request: HtmxRequest, tool: Tool, campaign: Campaign) -> HttpResponse:
     """A roll on a campaign's page: resolve it, log it, answer with the result."""
     action = _action(request.POST, allowed=frozenset({"roll", "read"}))
     query = request.POST.copy()
@@ -153,7 +154,7 @@ def dice_index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_safe
-def campaign_index(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+def campaign_index(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     """A campaign's dice: links to each system's page and the campaign's recent rolls (with
     htmx, the log alone: the log's refresh button asks for it)."""
     campaign = get_campaign_for_user(request, campaign_pk)
@@ -164,13 +165,13 @@ def campaign_index(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 
 
 @require_safe
-def tool_page(request: HttpRequest, system: str) -> HttpResponse:
+def tool_page(request: HtmxRequest, system: str) -> HttpResponse:
     return _page(request, TOOLS[system])
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
-def campaign_tool_page(request: HttpRequest, campaign_pk: int, system: str) -> HttpResponse:
+def campaign_tool_page(request: AuthedRequest, campaign_pk: int, system: str) -> HttpResponse:
     """A system's page inside a campaign: members only (404 for anyone else)."""
     campaign = get_campaign_for_user(request, campaign_pk)
     if request.method == "POST":

@@ -15,10 +15,11 @@ from rest_framework.response import Response
 
 from rules.engine import RulesError
 from sheets import fields, randomness, services
+from sheets.http import signed_in
 from sheets.models import Campaign
 
 
-class PlayerSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class PlayerSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(read_only=True)
     username = serializers.CharField(read_only=True)
 
@@ -51,7 +52,7 @@ class CampaignSerializer(fields.StrictModelSerializer):
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_is_gm(self, obj: Campaign) -> bool:
-        return obj.gm_id == self._user().pk
+        return bool(obj.gm_id == self._user().pk)
 
     @extend_schema_field(PlayerSerializer(many=True))
     def get_players(self, obj: Campaign) -> list[dict[str, Any]]:
@@ -79,7 +80,7 @@ class IsCampaignGMOrReadOnly(permissions.BasePermission):
         return obj.gm_id == request.user.pk
 
 
-class CampaignViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class CampaignViewSet(viewsets.ModelViewSet[Any]):
     """Campaigns I run or play in. Create makes me the GM; only the GM updates or deletes."""
 
     serializer_class = CampaignSerializer
@@ -92,7 +93,7 @@ class CampaignViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
             .prefetch_related("memberships__user")
         )
 
-    def perform_create(self, serializer: CampaignSerializer) -> None:
+    def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         serializer.save(gm=self.request.user)
 
     @extend_schema(
@@ -110,7 +111,7 @@ class CampaignViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
         payload.is_valid(raise_exception=True)
         try:
             campaign, created = services.join_campaign(
-                user=request.user, code=payload.validated_data["code"]
+                user=signed_in(request.user), code=payload.validated_data["code"]
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc

@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from rules.engine import RulesError
-from rules.engine.omg_data import APTITUDE_CHOICES
+from rules.engine.omg_data import APTITUDE_CHOICES, DEFAULT_ZONES
 from sheets import fields, randomness, services
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
@@ -134,7 +134,7 @@ class CharacterSerializer(fields.StrictModelSerializer):
     )
     creation = serializers.JSONField(
         required=False,
-        validators=[validate_creation_record],
+        validators=[validate_creation_record],  # type: ignore[list-item]  # its return is unused
         help_text="How the wizard built it: aptitude method, the d6 and whether the server "
         "rolled them. Set only when a sheet is created (an import keeps it, marked imported).",
     )
@@ -170,12 +170,12 @@ class CharacterSerializer(fields.StrictModelSerializer):
             fields["creation"].read_only = True
         request = self.context.get("request")
         if request is not None and request.user.is_authenticated:
-            fields["campaign"].queryset = Campaign.objects.for_user(request.user)
+            fields["campaign"].queryset = Campaign.objects.for_user(request.user)  # type: ignore[attr-defined]  # a PrimaryKeyRelatedField
         return fields
 
     # The computed parts, all read only, from one rules computation per character.
     def _numbers(self, obj: Character) -> SheetNumbers:
-        cache: dict[int, SheetNumbers] = self.context.setdefault("_numbers", {})
+        cache: dict[int, SheetNumbers] = self.context.setdefault("_numbers", {})  # type: ignore[attr-defined]  # a dict at runtime
         if obj.pk not in cache:
             cache[obj.pk] = sheet_numbers(obj)
         return cache[obj.pk]
@@ -284,12 +284,12 @@ class CharacterSerializer(fields.StrictModelSerializer):
                     errors.setdefault(key, {})[position] = exc.message_dict
                 objs.append(obj)
             if key not in errors:
-                model.objects.bulk_create(objs)
+                model.objects.bulk_create(objs)  # type: ignore[arg-type]  # all rows of this model
         if errors:
-            raise serializers.ValidationError(errors)
+            raise serializers.ValidationError(errors)  # type: ignore[arg-type]  # row indexes as keys, as DRF lists do
 
     def create(self, validated_data: dict[str, Any]) -> Character:
-        rows = {
+        rows: dict[str, Any] = {
             k: validated_data.pop(k)
             for k in ("disciplines", "weapons", "zones")
             if k in validated_data
@@ -301,14 +301,14 @@ class CharacterSerializer(fields.StrictModelSerializer):
             character = services.create_character(
                 owner=self.context["request"].user,
                 # Zones sent with the sheet replace the default humanoid set.
-                zones=() if "zones" in rows else services.DEFAULT_ZONES,
+                zones=() if "zones" in rows else DEFAULT_ZONES,
                 **validated_data,
             )
             self._write_rows(character, rows)
         return character
 
     def update(self, instance: Character, validated_data: dict[str, Any]) -> Character:
-        rows = {
+        rows: dict[str, Any] = {
             k: validated_data.pop(k)
             for k in ("disciplines", "weapons", "zones")
             if k in validated_data
@@ -319,7 +319,7 @@ class CharacterSerializer(fields.StrictModelSerializer):
         with transaction.atomic(savepoint=not in_view_transaction):
             if in_view_transaction:
                 # The view read it under the lock, in the transaction that holds it now.
-                locked = instance
+                locked: Character | None = instance
             else:
                 locked = Character.objects.select_for_update().filter(pk=instance.pk).first()
             if locked is None:  # deleted by another request since the view read it
@@ -369,7 +369,7 @@ class CanEditCharacter(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or obj.can_edit(request.user)
 
 
-class RestResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RestResultSerializer(serializers.Serializer[Any]):
     raised = serializers.DictField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="Disciplines that rose: name -> [old, new].",
@@ -400,7 +400,7 @@ class ReserveCallSerializer(ReserveRollSerializer):
     )
 
 
-class ReserveResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ReserveResultSerializer(serializers.Serializer[Any]):
     used = serializers.IntegerField()
     rsv = serializers.IntegerField()
 
@@ -523,7 +523,7 @@ _CONFLICT = OpenApiResponse(description="The sheet changed since the `version` y
     update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
     partial_update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
 )
-class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type: ignore[type-arg]
+class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
     """Character sheets in my campaigns. Players create their own characters, the GM also
     NPCs; the owner and the GM edit. PUT/PATCH accept `version` (the number read) and answer
     409 when the sheet changed since; nested rows, when sent, replace the existing ones.
@@ -556,7 +556,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
         return queryset
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
+        context = dict(super().get_serializer_context())
         version = (
             self.request.data.get("version")
             if hasattr(self.request, "data") and isinstance(self.request.data, dict)
@@ -617,7 +617,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet):  # type
         return super().handle_exception(exc)
 
 
-class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
     """Base for /api/characters/{character_pk}/<rows>/: the character's access rules apply
     (outsiders 404, only the owner and the GM write)."""
 
@@ -639,10 +639,10 @@ class CharacterRowViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
 
     def get_queryset(self) -> QuerySet[Any]:
         if getattr(self, "swagger_fake_view", False):
-            return services.ROW_MODELS[self.kind].objects.none()
+            return services.ROW_MODELS[self.kind]._default_manager.none()
         write = self.request.method not in permissions.SAFE_METHODS
         character = self._character(write=write)
-        return services.ROW_MODELS[self.kind].objects.filter(character=character)
+        return services.ROW_MODELS[self.kind]._default_manager.filter(character=character)
 
     def perform_create(self, serializer: Any) -> None:
         character = self._character(write=True)

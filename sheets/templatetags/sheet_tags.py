@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms, template
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.template.defaultfilters import linebreaksbr
 from django.urls import reverse
@@ -53,6 +54,8 @@ class FieldFacts:
 @functools.cache
 def _facts(model: type[models.Model], field: str, widget: str, language: str) -> FieldFacts:
     model_field = model._meta.get_field(field)
+    if not isinstance(model_field, models.Field):
+        raise TypeError(f"{model.__name__}.{field} is a relation, not a field of the sheet")
     if not widget:
         if model_field.choices:
             widget = "select"
@@ -64,9 +67,9 @@ def _facts(model: type[models.Model], field: str, widget: str, language: str) ->
             widget = "text"
     bounds: dict[str, int] = {}
     for validator in model_field.validators:
-        if type(validator).__name__ == "MinValueValidator":
+        if isinstance(validator, MinValueValidator):
             bounds["min"] = validator.limit_value
-        if type(validator).__name__ == "MaxValueValidator":
+        if isinstance(validator, MaxValueValidator):
             bounds["max"] = validator.limit_value
     if isinstance(model_field, models.PositiveIntegerField | models.PositiveSmallIntegerField):
         bounds.setdefault("min", 0)
@@ -150,6 +153,7 @@ def sheet_field(
             invalid,
             dom_id,
         )
+    message: str  # SafeString or empty: format_html escapes it below either way
     if conflict is not None:
         message = format_html(
             "Changed elsewhere to “{}” while you edited; your value was not saved. "

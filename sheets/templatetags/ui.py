@@ -62,5 +62,5 @@ def form_token(context: template.Context) -> str:
             token,
             format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token),
         )
-        context._form_token = drawn  # type: ignore[attr-defined]
+        context._form_token = drawn  # type: ignore[attr-defined]  # cached on the context
     return drawn[1]

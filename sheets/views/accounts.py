@@ -27,6 +27,7 @@ from sheets.forms import (
     PasswordResetForm,
     SignupForm,
 )
+from sheets.http import AuthedRequest
 from sheets.models import ApiToken, Campaign, CampaignHandover, Character
 
 
@@ -78,7 +79,7 @@ def _join_code(next_url: str) -> str:
 
 
 @login_required
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: AuthedRequest) -> HttpResponse:
     campaigns = (
         Campaign.objects.for_user(request.user)
         .select_related("gm")
@@ -101,7 +102,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def token_list(request: HttpRequest) -> HttpResponse:
+def token_list(request: AuthedRequest) -> HttpResponse:
     form = ApiTokenForm(request.POST or None)
     new_key = None
     if request.method == "POST" and form.is_valid():
@@ -118,7 +119,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+def token_revoke(request: AuthedRequest, pk: int) -> HttpResponse:
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token.delete()
     if request.htmx:
@@ -132,7 +133,7 @@ def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: AuthedRequest) -> HttpResponse:
     """Your account: the email address (confirmed by a link), sessions, password, data."""
     form = EmailForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -142,7 +143,7 @@ def account(request: HttpRequest) -> HttpResponse:
             request, f"We mailed a link to {email}: it becomes your address once you follow it."
         )
         return redirect("sheets:account")
-    sessions = request.user.login_sessions.count()  # type: ignore[union-attr]
+    sessions = request.user.login_sessions.count()
     offers = CampaignHandover.objects.filter(to_user=request.user).select_related("campaign__gm")
     return render(
         request,
@@ -152,7 +153,7 @@ def account(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+def email_confirm(request: AuthedRequest, token: str) -> HttpResponse:
     """The link mailed to a new address. Opening it only shows a button: mail scanners that
     fetch every link must not confirm an address on their own."""
     error = None
@@ -170,7 +171,7 @@ def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def sessions_end(request: HttpRequest) -> HttpResponse:
+def sessions_end(request: AuthedRequest) -> HttpResponse:
     """Log out everywhere else: every other session of yours ends now."""
     ended = accounts.end_other_sessions(request.user, keep=request.session)
     messages.success(
@@ -180,7 +181,7 @@ def sessions_end(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def account_delete(request: HttpRequest) -> HttpResponse:
+def account_delete(request: AuthedRequest) -> HttpResponse:
     """Leave for good: password, the fate of your characters elsewhere, and the names of the
     campaigns you run typed out. Then everything of yours is gone and you are logged out."""
     user = request.user
@@ -212,7 +213,7 @@ def account_delete(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def campaign_handover(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_handover(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM offers the campaign to one of its players (an empty choice withdraws it)."""
     campaign = get_campaign_for_user(request, pk, write=True)
     raw = request.POST.get("player", "")
@@ -238,7 +239,7 @@ def campaign_handover(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def handover_accept(request: HttpRequest, pk: int) -> HttpResponse:
+def handover_accept(request: AuthedRequest, pk: int) -> HttpResponse:
     handover = get_object_or_404(CampaignHandover, pk=pk, to_user=request.user)
     try:
         campaign = accounts.accept_handover(handover=handover, user=request.user)
@@ -251,7 +252,7 @@ def handover_accept(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def handover_decline(request: HttpRequest, pk: int) -> HttpResponse:
+def handover_decline(request: AuthedRequest, pk: int) -> HttpResponse:
     handover = get_object_or_404(
         CampaignHandover.objects.select_related("campaign"), pk=pk, to_user=request.user
     )

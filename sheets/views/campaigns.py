@@ -14,12 +14,13 @@ from rules.engine import RulesError
 from sheets import randomness, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import CampaignForm, JoinForm
+from sheets.http import AuthedRequest
 from sheets.models import Campaign, Character
 from sheets.qr import qr_code
 
 
 @login_required
-def campaign_create(request: HttpRequest) -> HttpResponse:
+def campaign_create(request: AuthedRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         campaign = form.save(commit=False)
@@ -31,7 +32,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk)
     return render(request, "sheets/campaign_detail.html", _campaign_context(request, campaign))
 
@@ -60,7 +61,7 @@ def _campaign_context(request: HttpRequest, campaign: Campaign) -> dict[str, obj
 
 
 @login_required
-def campaign_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_edit(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     form = CampaignForm(request.POST or None, instance=campaign)
     if request.method == "POST" and form.is_valid():
@@ -71,7 +72,7 @@ def campaign_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     if request.method == "POST":
         name = campaign.name
@@ -83,7 +84,7 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def campaign_regenerate_code(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_regenerate_code(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     campaign.regenerate_join_code()
     if request.htmx:
@@ -98,7 +99,7 @@ def campaign_regenerate_code(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def campaign_remove_player(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+def campaign_remove_player(request: AuthedRequest, pk: int, user_id: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     removed = services.remove_player(campaign=campaign, user_id=user_id)
     if request.htmx:
@@ -114,7 +115,7 @@ def campaign_remove_player(request: HttpRequest, pk: int, user_id: int) -> HttpR
 
 @login_required
 @require_POST
-def campaign_leave(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_leave(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk)
     if campaign.is_gm(request.user):
         messages.error(request, "You run this campaign; delete it instead of leaving it.")
@@ -125,7 +126,7 @@ def campaign_leave(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def campaign_join(request: HttpRequest) -> HttpResponse:
+def campaign_join(request: AuthedRequest) -> HttpResponse:
     if request.method == "POST":
         form = JoinForm(request.POST)
     else:
@@ -150,7 +151,7 @@ def campaign_join(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def campaign_rest(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_rest(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM's daily rest for every character in the campaign; the changes are listed."""
     campaign = get_campaign_for_user(request, pk, write=True)
     try:

@@ -23,6 +23,7 @@ from rules.engine.omg_data import SECONDARY_LISTS
 from sheets import fragments, randomness, services
 from sheets.access import get_campaign_for_user, get_character_for_user
 from sheets.forms import CharacterCreateForm, row_form
+from sheets.http import AuthedRequest
 from sheets.models import Character
 from sheets.numbers import sheet_numbers
 from sheets.text import has_lone_surrogate
@@ -49,7 +50,7 @@ def sheet_context(request: HttpRequest, character: Character, **extra: Any) -> d
 
 
 @login_required
-def character_create(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+def character_create(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, campaign_pk)
     is_gm = campaign.is_gm(request.user)
     form = CharacterCreateForm(request.POST or None, allow_npc=is_gm)
@@ -69,7 +70,7 @@ def character_create(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 
 
 @login_required
-def character_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def character_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk)
     token = get_token(request)
     body = fragments.sheet_body(
@@ -91,7 +92,7 @@ def _reload(character: Character) -> Character:
 
 @login_required
 @require_POST
-def character_edit_field(request: HttpRequest, pk: int) -> HttpResponse:
+def character_edit_field(request: AuthedRequest, pk: int) -> HttpResponse:
     """One field of the sheet changed. htmx gets the field back (with its error, if any) and
     every computed number out of band; a plain form post is redirected to the sheet."""
     character = get_character_for_user(request, pk, write=True, rows=False)
@@ -164,7 +165,7 @@ def _message(field: str, error: str | None, conflict: object) -> str:
 
 @login_required
 @require_POST
-def character_add_row(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+def character_add_row(request: AuthedRequest, pk: int, kind: str) -> HttpResponse:
     """A discipline, weapon or zone added. htmx gets its section back and, out of band, every
     number the new row changes (weapon PRO, defenses)."""
     character = get_character_for_user(request, pk, write=True, rows=False)
@@ -180,7 +181,7 @@ def character_add_row(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     if form.errors:
         status = 422
         if not request.htmx:
-            messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+            messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
     if not request.htmx:
         return redirect(character)
     context = sheet_context(request, _reload(character), kind=kind)
@@ -191,7 +192,7 @@ def character_add_row(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def character_delete_row(request: HttpRequest, pk: int, kind: str, row_id: int) -> HttpResponse:
+def character_delete_row(request: AuthedRequest, pk: int, kind: str, row_id: int) -> HttpResponse:
     if kind not in ROW_KINDS:
         raise Http404("No such section.")
     character = get_character_for_user(request, pk, write=True, rows=False)
@@ -204,7 +205,7 @@ def character_delete_row(request: HttpRequest, pk: int, kind: str, row_id: int) 
 
 @login_required
 @require_POST
-def character_wound(request: HttpRequest, pk: int, zone_id: int) -> HttpResponse:
+def character_wound(request: AuthedRequest, pk: int, zone_id: int) -> HttpResponse:
     """+1 / -1 wound on a zone (the body diagram and the zone table)."""
     character = get_character_for_user(request, pk, write=True, rows=False)
     try:
@@ -222,7 +223,7 @@ def character_wound(request: HttpRequest, pk: int, zone_id: int) -> HttpResponse
 
 
 @login_required
-def character_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def character_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk, write=True)
     if request.method == "POST":
         campaign = character.campaign
@@ -233,7 +234,7 @@ def character_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def character_print(request: HttpRequest, pk: int) -> HttpResponse:
+def character_print(request: AuthedRequest, pk: int) -> HttpResponse:
     """The sheet laid out for paper: every number, no controls."""
     character = get_character_for_user(request, pk)
     context = sheet_context(request, character)
@@ -242,7 +243,7 @@ def character_print(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def character_export(request: HttpRequest, pk: int) -> HttpResponse:
+def character_export(request: AuthedRequest, pk: int) -> HttpResponse:
     """The sheet as the API's JSON document, downloaded as a file."""
     from sheets.api.characters import CharacterSerializer
 
@@ -255,7 +256,7 @@ def character_export(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def character_wizard(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+def character_wizard(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     """Create a character by the rules: method, archetype, the 7 points. Each change re-checks
     the build (htmx); "Roll for me" fills in server dice; "Create" builds the sheet. The draft
     lives in the session, so leaving and coming back keeps it."""
@@ -325,7 +326,7 @@ def _wizard_lists() -> dict[str, Any]:
 
 @login_required
 @require_POST
-def character_rest(request: HttpRequest, pk: int) -> HttpResponse:
+def character_rest(request: AuthedRequest, pk: int) -> HttpResponse:
     """The daily rest (owner or GM)."""
     character = get_character_for_user(request, pk, write=True)
     try:
@@ -346,7 +347,7 @@ def character_rest(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def character_reveal(request: HttpRequest, pk: int) -> HttpResponse:
+def character_reveal(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM shows an NPC's sheet to the players, or takes it back (docs/security.md)."""
     character = get_character_for_user(request, pk)
     if not character.campaign.is_gm(request.user):
@@ -369,7 +370,7 @@ def character_reveal(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def character_buy_raise(request: HttpRequest, pk: int) -> HttpResponse:
+def character_buy_raise(request: AuthedRequest, pk: int) -> HttpResponse:
     """Spend 3 Fate on +1 to an aptitude at the next rest."""
     character = get_character_for_user(request, pk, write=True)
     try:
@@ -433,7 +434,7 @@ def read_json_upload(request: HttpRequest, *, what: str) -> tuple[Any, list[str]
 
 
 @login_required
-def character_import(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+def character_import(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     """Create a character from a sheet exported as JSON (the API's document). All or nothing:
     a file with any error creates nothing and says what is wrong."""
     from sheets.api.characters import CharacterSerializer
@@ -493,7 +494,7 @@ def reserve_call_key(character: Character) -> str:
 
 @login_required
 @require_POST
-def character_reserve(request: HttpRequest, pk: int) -> HttpResponse:
+def character_reserve(request: AuthedRequest, pk: int) -> HttpResponse:
     """Roll the RSV, or answer a reserve call by using the new roll or the stored RSV.
 
     The player chooses after seeing the new roll (RULES.md, "Reserve roll"): with table dice

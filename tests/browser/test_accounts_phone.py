@@ -13,7 +13,7 @@ from tests.factories import make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-WIDTH = PHONE["viewport"]["width"]  # type: ignore[index]
+WIDTH = PHONE["viewport"]["width"]
 
 
 def test_a_scanned_join_link_signs_up_joins_and_opens_a_sheet(live_server, browser: Browser):
@@ -21,7 +21,7 @@ def test_a_scanned_join_link_signs_up_joins_and_opens_a_sheet(live_server, brows
     page = browser.new_context(**PHONE).new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.errors = errors  # type: ignore[attr-defined]
+    page.errors = errors  # type: ignore[attr-defined]  # collected by the test
 
     page.goto(f"{live_server.url}/campaigns/join/?code={campaign.join_code}")
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()

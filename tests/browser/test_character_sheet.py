@@ -204,7 +204,7 @@ def test_it_draws_every_zone_number_on_the_body_diagram_legibly(
     # One zone of each severity next to the unhurt ones (BZF 12).
     for name, wounds in {"chest": 3, "abdomen": 7, "left arm": 12, "right leg": 15}.items():
         character.zones.filter(name=name).update(wounds=wounds)
-    page = browser.new_context(color_scheme=scheme).new_page()
+    page = browser.new_context(color_scheme=scheme).new_page()  # type: ignore[arg-type]  # a parametrized Literal
     log_in(page, live_server.url, "pat")
     page.goto(f"{live_server.url}{character.get_absolute_url()}")
     pairs = page.eval_on_selector_all(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from combat import services
 from combat.models import Participant
@@ -21,8 +21,8 @@ from tests.qr_decode import decode_png
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TV = {"width": 1920, "height": 1080}
-PROJECTOR = {"width": 1280, "height": 720}
+TV: ViewportSize = {"width": 1920, "height": 1080}
+PROJECTOR: ViewportSize = {"width": 1280, "height": 720}
 SHOTS = Path(tempfile.gettempdir()) / "omg-shots"  # looked at by hand, not compared
 IDLE_PICKUP = 12_000  # ms: the idle screen looks again every 5 s
 

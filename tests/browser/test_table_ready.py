@@ -17,7 +17,11 @@ from tests.security.pages import demo_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+}
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 
 # Visible form fields, and controls smaller than WCAG 2.2's 24x24 px (links inside a sentence
@@ -43,7 +47,7 @@ def open_as(browser: Browser, base: str, username: str, device: dict[str, Any]) 
     page = browser.new_context(**device).new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.errors = errors  # type: ignore[attr-defined]
+    page.errors = errors  # type: ignore[attr-defined]  # collected by the test
     page.goto(f"{base}/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("omg-demo-2026")
@@ -63,7 +67,7 @@ def check_page(page: Page, width: int) -> None:
         if v["impact"] in ("serious", "critical")
     ]
     assert serious == [], (page.url, serious)
-    assert page.errors == [], page.url  # type: ignore[attr-defined]
+    assert page.errors == [], page.url  # type: ignore[attr-defined]  # collected by the test
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from combat import display
 from combat.models import Encounter
@@ -17,7 +17,7 @@ from tests.browser.test_live_encounter import PHONE, fight, log_in  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TV = {"width": 1920, "height": 1080}
+TV: ViewportSize = {"width": 1920, "height": 1080}
 SHOTS = Path(tempfile.gettempdir()) / "omg-shots"  # looked at by hand, not compared
 
 

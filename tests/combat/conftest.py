@@ -20,7 +20,7 @@ def make_fighter(
     owner: Any,
     name: str,
     *,
-    apts: dict[str, int],
+    apts: dict[str, Any],
     weight: int,
     itv: int | None,
     disciplines: list[tuple[str, int]],

@@ -29,7 +29,7 @@ def _ready_attack(fight):
 @pytest.mark.django_db
 def test_it_resolves_a_double_submit_once(fight):
     decl = _ready_attack(fight)
-    results = []
+    results: list[object] = []
     for actor in (fight.table.player, fight.table.gm):
         try:
             results.append(services.resolve(declaration=decl, roll=43, actor=actor))

@@ -64,7 +64,14 @@ def test_it_links_every_tool_from_the_index(client: Client):
 
 @pytest.mark.parametrize("headers", [{}, HX])
 def test_it_reads_a_typed_roll_on_the_pvd_calculator(client: Client, headers):
-    query = {"use": "pvd", "pro": 70, "dif": 20, "fast": "on", "roll": 43, "action": "read"}
+    query: dict[str, Any] = {
+        "use": "pvd",
+        "pro": 70,
+        "dif": 20,
+        "fast": "on",
+        "roll": 43,
+        "action": "read",
+    }
     html = client.get("/dice/omg/", query, headers=headers).text
     assert by_testid(html, "degree") == "Success"
     assert by_testid(html, "sum") == "7"
@@ -73,7 +80,7 @@ def test_it_reads_a_typed_roll_on_the_pvd_calculator(client: Client, headers):
 
 
 def test_it_derives_pro_and_dif_from_scores(client: Client):
-    query = {"use": "scores", "strike": "precise", "attack_apt": 4, "attack_dsc": 3}
+    query: dict[str, Any] = {"use": "scores", "strike": "precise", "attack_apt": 4, "attack_dsc": 3}
     html = client.get("/dice/omg/", {**query, "defense": "parry", "defense_apt": 4}).text
     assert "85 v 30" in html
     assert "Damage of this strike" in html
@@ -92,7 +99,13 @@ def test_it_asks_for_the_roll_when_reading_nothing(client: Client):
 
 
 def test_it_shows_the_four_stage_ogs_check(client: Client):
-    query = {"dice": "d6 d8 d10", "values": "4 5 7", "difficulty": 8, "flat": 0, "action": "read"}
+    query: dict[str, Any] = {
+        "dice": "d6 d8 d10",
+        "values": "4 5 7",
+        "difficulty": 8,
+        "flat": 0,
+        "action": "read",
+    }
     html = client.get("/dice/ogs/", query, headers=HX).text
     assert by_testid(html, "total") == "Total 16: success"
     assert "4 stages" in html
@@ -106,14 +119,14 @@ def test_it_reports_bad_dice_instead_of_failing(client: Client):
 
 
 def test_it_highlights_john_does_best_set(client: Client):
-    query = {"pool": 7, "dice": "3 4 4 4 6 8 10", "action": "read"}
+    query: dict[str, Any] = {"pool": 7, "dice": "3 4 4 4 6 8 10", "action": "read"}
     html = client.get("/dice/ore/", query, headers=HX).text
     assert by_testid(html, "best") == "Best set 3x4, to the left arm"
     assert html.count("die-best") == 3
 
 
 def test_it_follows_the_heroic_chain_on_the_simple_die_page(client: Client):
-    query = {
+    query: dict[str, Any] = {
         "skill": 8,
         "against": "die",
         "difficulty": 10,
@@ -512,7 +525,7 @@ def test_it_keeps_the_rolls_of_a_member_who_left(table, client_for):
     [
         (omg.check(70, 20, 82), "omg", "70 v 20", "82: Failure (SUM 10)"),
         (
-            omg.strike(omg.Attacker("fast", 3, 3, 4), omg.Defender("dodge", 3, 2, 2), 43),
+            omg.strike(omg.Attacker("fast", 3, 3, 4), omg.Defender("dodge", 3, 2, 2), 43),  # type: ignore[arg-type]  # parsed in __post_init__
             "omg",
             "Fast strike 80 v 25 against dodge",
             "43: Success; 2 hits, 9 damage",
@@ -596,7 +609,7 @@ def test_it_shows_the_pro_and_dif_a_roll_from_scores_used_in_their_fields(client
     assert oob is not None
     assert (_field_value(oob[0], "pro"), _field_value(oob[0], "dif")) == ("80", "25")
     # Typed in, PRO and DIF are the user's own: kept as typed, never swapped under them.
-    query = {"use": "pvd", "pro": 70, "dif": 20}
+    query: dict[str, Any] = {"use": "pvd", "pro": 70, "dif": 20}
     typed = client.get("/dice/omg/", query, headers=HX).text
     assert "<h2>70 v 20</h2>" in typed and "pvd-fields" not in typed
     full = client.get("/dice/omg/", query).text

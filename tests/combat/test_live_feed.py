@@ -191,7 +191,7 @@ def test_the_stream_sends_new_entries_to_an_open_page(table):
         await client.aforce_login(table.player)
         response = await client.get(f"/encounters/{encounter.pk}/events/")
         assert response["Content-Type"] == "text/event-stream"
-        chunks = aiter(response.streaming_content)
+        chunks = aiter(response.streaming_content)  # type: ignore[attr-defined]  # a streaming response
         hello = (await anext(chunks)).decode()
         # The GM acts in another request while the player's page is open.
         await sync_to_async(services.start_encounter)(encounter=encounter, actor=table.gm)
@@ -215,7 +215,7 @@ def test_a_page_with_nothing_to_catch_up_on_is_greeted_at_once(table):
         client = AsyncClient()
         await client.aforce_login(table.player)
         response = await client.get(f"/encounters/{encounter.pk}/events/?after={seen}")
-        chunks = aiter(response.streaming_content)
+        chunks = aiter(response.streaming_content)  # type: ignore[attr-defined]  # a streaming response
         # Well before the first heartbeat (15 s): a player has no presence list to send.
         first = (await asyncio.wait_for(anext(chunks), 2)).decode()
         await chunks.aclose()
@@ -241,10 +241,10 @@ def test_the_gm_hears_when_a_player_connects_and_leaves(table):
         gm, player = AsyncClient(), AsyncClient()
         await gm.aforce_login(table.gm)
         await player.aforce_login(table.player)
-        gm_chunks = aiter((await gm.get(url)).streaming_content)
+        gm_chunks = aiter((await gm.get(url)).streaming_content)  # type: ignore[attr-defined]  # a streaming response
         await anext(gm_chunks)  # hello
         await asyncio.wait_for(anext(gm_chunks), 5)  # the GM's own arrival
-        player_chunks = aiter((await player.get(url)).streaming_content)
+        player_chunks = aiter((await player.get(url)).streaming_content)  # type: ignore[attr-defined]  # a streaming response
         await anext(player_chunks)
         # The player's page waits for news; closing it cancels that wait, as a disconnect does.
         waiting = asyncio.ensure_future(anext(player_chunks))
@@ -252,7 +252,7 @@ def test_the_gm_hears_when_a_player_connects_and_leaves(table):
         waiting.cancel()
         left = (await asyncio.wait_for(anext(gm_chunks), 5)).decode()
         # The player's stream never carries the GM's list.
-        player_chunks = aiter((await player.get(url)).streaming_content)
+        player_chunks = aiter((await player.get(url)).streaming_content)  # type: ignore[attr-defined]  # a streaming response
         await anext(player_chunks)
         await sync_to_async(services.add_participants)(
             encounter=encounter, characters=[ysolde], actor=table.gm
@@ -282,7 +282,7 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
     async def connect_and_leave() -> None:
         player = AsyncClient()
         await player.aforce_login(table.player)
-        chunks = aiter((await player.get(url)).streaming_content)
+        chunks = aiter((await player.get(url)).streaming_content)  # type: ignore[attr-defined]  # a streaming response
         await anext(chunks)  # hello: connected
         await live.presence_news().flushed()
         # Leaving cancels the stream's wait for news, as a disconnect does.
@@ -342,7 +342,7 @@ def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
     services.next_turn(encounter=fight.encounter, actor=gm)
     drawn = []
     real = views.view_context
-    monkeypatch.setattr(views, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))
+    monkeypatch.setattr(views, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))  # type: ignore[func-returns-value]  # then real
     pages = _subscribers([gm, player, other] * 40, before)
     with django_assert_max_num_queries(25):
         out = live.fan_out(fight.encounter, pages)
@@ -456,13 +456,13 @@ def test_many_pages_in_one_process_share_one_broadcaster(table):
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
     services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
 
-    async def scenario() -> tuple[int, list[list[str]]]:
+    async def scenario() -> tuple[int, list[str]]:
         streams = []
         for user in (table.gm, table.player) * 5:
             client = AsyncClient()
             await client.aforce_login(user)
             chunks = aiter(
-                (await client.get(f"/encounters/{encounter.pk}/events/")).streaming_content
+                (await client.get(f"/encounters/{encounter.pk}/events/")).streaming_content  # type: ignore[attr-defined]  # a streaming response
             )
             assert (await asyncio.wait_for(anext(chunks), 5)).decode().startswith("event: hello")
             streams.append(chunks)
@@ -491,8 +491,8 @@ def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
     gm = fight.table.gm
     before = live.latest_entry_id(fight.encounter)
     first = services.next_turn(encounter=fight.encounter, actor=gm)
-    real = live.hidden_ids  # called once the entries are read
-    late = []
+    real = live.hidden_ids  # type: ignore[attr-defined]  # called once the entries are read
+    late: list[CombatLogEntry] = []
 
     def commit_then_hidden(*args, **kwargs):
         if not late:
@@ -568,7 +568,7 @@ def test_a_burst_of_messages_during_a_pass_is_served_by_one_next_pass(table):
             passes.append(presence)
             await release.wait()
 
-        feed._pass = slow_pass  # type: ignore[method-assign]
+        feed._pass = slow_pass  # type: ignore[method-assign]  # slowed on purpose
         feed.wake.set()  # the first pass starts, and holds on
         while not passes:
             await asyncio.sleep(0.01)
@@ -616,9 +616,9 @@ def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypat
         feed = live.Broadcaster(encounter)
         feed.add(live.Subscriber(table.gm, None, asyncio.Queue()))
         assert await feed.wait_subscribed(5)
-        layer.groups.clear()  # what a restarted Redis remembers
+        layer.groups.clear()  # type: ignore[attr-defined]  # what a restarted Redis remembers
         await asyncio.sleep(0.5)
-        members = [len(layer.groups.get(group, {})) for group in groups]
+        members = [len(layer.groups.get(group, {})) for group in groups]  # type: ignore[attr-defined]  # in-memory
         feed.task.cancel()
         await asyncio.gather(feed.task, return_exceptions=True)
         return members

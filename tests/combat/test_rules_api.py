@@ -805,7 +805,7 @@ def test_it_reads_timed_cooperation_together(api, rolls, best):
 # Logging API rolls in a campaign
 
 
-LOGGED = [
+LOGGED: list[tuple[str, dict[str, Any], str, bool]] = [
     ("omg/check/", {"pro": 70, "dif": 20, "roll": 43}, "omg", True),
     ("omg/strike/", {**STRIKE, "roll": 43}, "omg", True),
     ("ogs/check/", {"dice": ["d4", "d8"]}, "ogs", False),

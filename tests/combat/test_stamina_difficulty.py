@@ -93,7 +93,7 @@ def test_it_takes_any_dif_from_5_to_50_the_typed_number_over_the_category(
     fight, api_for, client_for
 ):
     due(fight)
-    body = {"roll": 35, "difficulty": 25}
+    body: dict[str, Any] = {"roll": 35, "difficulty": 25}
     assert api_for(fight.table.gm).post(api_url(fight), body, format="json").status_code == 200
     due(fight)
     gm = client_for(fight.table.gm)

@@ -38,7 +38,7 @@ def test_it_draws_a_reused_row_again_when_what_it_shows_changes(fight, client_fo
 
 def test_each_viewer_gets_their_own_token_in_reused_rows(fight, client_for):
     url = fight.encounter.get_absolute_url()
-    tokens = []
+    tokens: list[str] = []
     for user in (fight.table.gm, fight.table.gm, fight.table.player):
         page = client_for(user).get(url).content.decode()
         found = set(TOKEN.findall(page))

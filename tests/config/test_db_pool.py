@@ -265,7 +265,7 @@ def test_it_gives_a_stream_connection_back_between_events(table):
         entry = httpx.post(f"{api}next-turn/", headers=auth, json={}, timeout=10)
         assert entry.status_code == 200, entry.text
         for s in streams:
-            assert wait_for(lambda s=s: s.entries == [entry.json()["id"]]), s.entries
+            assert wait_for(lambda s=s: s.entries == [entry.json()["id"]]), s.entries  # type: ignore[misc]  # s bound
         assert server_connections() <= 2
         assert httpx.get(api, headers=auth, timeout=10).status_code == 200
     finally:

@@ -164,7 +164,7 @@ def test_it_logs_asgi_requests_and_the_start_of_an_event_stream(log, table):
         await client.aforce_login(table.player)
         await client.get("/healthz")
         response = await client.get(f"/encounters/{encounter.pk}/events/")
-        chunks = aiter(response.streaming_content)
+        chunks = aiter(response.streaming_content)  # type: ignore[attr-defined]  # a streaming response
         assert (await anext(chunks)).startswith(b"event: hello")
         await chunks.aclose()
 

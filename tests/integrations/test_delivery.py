@@ -341,9 +341,9 @@ def test_a_fight_reads_the_endpoints_once_per_event_and_nothing_when_there_are_n
     first_blow(table, encounter, y, t, each=step)
     assert Participant.objects.get(pk=t.pk).state == Participant.State.DOWN
     counts = []
-    for step in steps:
+    for callbacks in steps:
         with CaptureQueriesContext(connection) as queries:
-            for callback in step:
+            for callback in callbacks:
                 callback()
         counts.append(len(queries))
     assert counts == [0, 0, 2], [q["sql"][:90] for q in queries.captured_queries]

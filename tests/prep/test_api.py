@@ -5,6 +5,7 @@ documents every endpoint."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -162,7 +163,7 @@ def test_a_group_without_its_npc_is_a_400_in_a_patch_too(prep, method):
 
 def test_another_gms_npc_or_another_campaigns_character_cannot_be_prepared(prep):
     other = api(prep.other_gm).post("/api/library/starter-set/").json()[0]
-    body = {"name": "X", "groups": [{"npc": other["id"], "count": 1}]}
+    body: dict[str, Any] = {"name": "X", "groups": [{"npc": other["id"], "count": 1}]}
     url = f"/api/campaigns/{prep.campaign.pk}/prepared/"
     assert api(prep.gm).post(url, body, format="json").status_code == 400
     stranger = Character.objects.create(

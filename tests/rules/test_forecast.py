@@ -310,7 +310,7 @@ def test_it_reads_the_verdict_at_the_documented_thresholds(
         ({"stamina_difficulty": 60}, "Stamina difficulty"),
     ],
 )
-def test_it_refuses_bad_settings(kwargs: dict[str, int], message: str) -> None:
+def test_it_refuses_bad_settings(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(RulesError, match=message):
         simulate(party_and_thugs(), **kwargs)
 

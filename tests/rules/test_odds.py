@@ -155,6 +155,6 @@ def test_it_refuses_bad_odds_queries() -> None:
     with pytest.raises(InvalidScore, match="PRO must be between 55 and 100"):
         odds.check_odds(101, 20)
     with pytest.raises(InvalidScore, match="DIF must be a whole number"):
-        odds.check_odds(70, 2.5)  # type: ignore[arg-type]
+        odds.check_odds(70, 2.5)  # type: ignore[arg-type]  # the wrong type on purpose
     with pytest.raises(InvalidChoice, match="strike mode must be one of"):
         odds.damage_odds(strike="wild", attack_apt=3, defense="dodge", defense_apt=3)

@@ -72,8 +72,8 @@ def test_it_breaks_opposed_ties_like_the_seed(
 
 
 def test_it_reads_the_seed_michael_and_guard_totals() -> None:
-    michael = ogs.roll_check(ogs.ActionCheck(("d4", "d8", "d8")), values=[1, 4, 6])
-    guard = ogs.roll_check(ogs.ActionCheck(("d6", "d6", "d6")), values=[1, 4, 6])
+    michael = ogs.roll_check(ogs.ActionCheck(("d4", "d8", "d8")), values=[1, 4, 6])  # type: ignore[arg-type]  # parsed in __post_init__
+    guard = ogs.roll_check(ogs.ActionCheck(("d6", "d6", "d6")), values=[1, 4, 6])  # type: ignore[arg-type]  # parsed in __post_init__
     assert michael.total == guard.total == 11
 
 
@@ -365,11 +365,11 @@ def test_it_rolls_only_totals_with_odds(dice: list[int], difficulty: int, seed: 
 @pytest.mark.parametrize(
     ("call", "error"),
     [
-        (lambda: ogs.ActionCheck(("d7", "d8")), InvalidChoice),
-        (lambda: ogs.ActionCheck(("d20", "d8")), InvalidChoice),
-        (lambda: ogs.ActionCheck(("8",)), InvalidChoice),
+        (lambda: ogs.ActionCheck(("d7", "d8")), InvalidChoice),  # type: ignore[arg-type]  # refused in __post_init__
+        (lambda: ogs.ActionCheck(("d20", "d8")), InvalidChoice),  # type: ignore[arg-type]  # refused in __post_init__
+        (lambda: ogs.ActionCheck(("8",)), InvalidChoice),  # type: ignore[arg-type]  # refused in __post_init__
         (lambda: ogs.ActionCheck((8,)), InvalidScore),
-        (lambda: ogs.ActionCheck((8, 8), flat=1.5), InvalidScore),  # type: ignore[arg-type]
+        (lambda: ogs.ActionCheck((8, 8), flat=1.5), InvalidScore),  # type: ignore[arg-type]  # the wrong type on purpose
         (lambda: ogs.roll_check(ogs.ActionCheck((8, 8)), values=[1]), DiceError),
         (lambda: ogs.roll_check(ogs.ActionCheck((8, 8)), values=[1, 9]), DiceError),
         (lambda: ogs.roll_check(ogs.ActionCheck((8, 8)), values=[0, 2]), DiceError),
@@ -396,7 +396,7 @@ def test_it_rolls_only_totals_with_odds(dice: list[int], difficulty: int, seed: 
 )
 def test_it_rejects_bad_input(call: object, error: type[RulesError]) -> None:
     with pytest.raises(error) as info:
-        call()  # type: ignore[operator]
+        call()  # type: ignore[operator]  # a lambda of the table
     assert str(info.value)
 
 

@@ -278,7 +278,7 @@ def test_it_gives_the_seed_tide_odds() -> None:
     assert worse.setback == Fraction(11, 36)  # 31%
     assert worse.edge == Fraction(1, 36)  # under 3%
     for mode in ("normal", "worse", "better"):
-        assert sum(okrpg.tide_odds(mode).values.values()) == 1  # type: ignore[arg-type]
+        assert sum(okrpg.tide_odds(mode).values.values()) == 1
 
 
 def test_it_rolls_the_tide_with_a_seeded_random() -> None:
@@ -390,26 +390,26 @@ def test_it_writes_the_mook_table() -> None:
     ("call", "error"),
     [
         (lambda: okrpg.parse_rank("Awesome"), InvalidChoice),
-        (lambda: okrpg.parse_rank(2.5), InvalidChoice),
+        (lambda: okrpg.parse_rank(2.5), InvalidChoice),  # type: ignore[arg-type]  # the wrong type on purpose
         (lambda: okrpg.damage("Grt", "Avg", "stabby"), InvalidChoice),
         (lambda: okrpg.Health(lethal=-1), InvalidScore),
         (lambda: okrpg.recover(okrpg.Health(), Fraction(-1)), InvalidScore),
         (lambda: okrpg.recover(okrpg.Health(), 1, tide=7), DiceError),
         (lambda: okrpg.roll_tide(dice=[6, 6]), DiceError),
         (lambda: okrpg.roll_tide(), DiceError),
-        (lambda: okrpg.roll_tide("sideways", dice=[3]), InvalidChoice),  # type: ignore[arg-type]
+        (lambda: okrpg.roll_tide("sideways", dice=[3]), InvalidChoice),  # type: ignore[arg-type]  # the wrong type on purpose
         (lambda: okrpg.Combatant("", 3), InvalidChoice),
         (lambda: okrpg.Combatant("A", -1), InvalidScore),
         (lambda: okrpg.Combatant("A", 3, carry=4), InvalidScore),
         (lambda: okrpg.begin_round([okrpg.Combatant("A", 3)] * 2), InvalidChoice),
         (lambda: okrpg.ActiveDefense("one"), InvalidChoice),
         (lambda: okrpg.ActiveDefense("all", frozenset({"x"})), InvalidChoice),
-        (lambda: okrpg.ActiveDefense("sideways"), InvalidChoice),  # type: ignore[arg-type]
+        (lambda: okrpg.ActiveDefense("sideways"), InvalidChoice),  # type: ignore[arg-type]  # the wrong type on purpose
     ],
 )
 def test_it_rejects_bad_input(call: object, error: type[RulesError]) -> None:
     with pytest.raises(error) as info:
-        call()  # type: ignore[operator]
+        call()  # type: ignore[operator]  # a lambda of the table
     assert str(info.value)
 
 

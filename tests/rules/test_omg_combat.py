@@ -165,22 +165,22 @@ def test_it_serializes_a_strike() -> None:
     data = omg.strike(atk("fast", apt=SPD), dfn("parry"), 43).as_dict()
     assert data["pro"] == 80
     assert data["counterattack"] is True
-    assert [h["roll"] for h in data["hits"]] == [43, 34]  # type: ignore[attr-defined]
+    assert [h["roll"] for h in data["hits"]] == [43, 34]  # type: ignore[attr-defined]  # a list in the JSON
 
 
 @pytest.mark.parametrize(
     ("make", "error", "message"),
     [
         (
-            lambda: Attacker("slash", 3),
+            lambda: Attacker("slash", 3),  # type: ignore[arg-type]  # refused in __post_init__
             InvalidChoice,
             "strike mode must be one of fast, precise, mighty",
-        ),  # type: ignore[arg-type]
+        ),
         (
-            lambda: Defender("duck", 3),
+            lambda: Defender("duck", 3),  # type: ignore[arg-type]  # refused in __post_init__
             InvalidChoice,
             "defense mode must be one of dodge, parry, block",
-        ),  # type: ignore[arg-type]
+        ),
         (lambda: atk("fast", apt=0), InvalidScore, "APT must be between 1 and 5, got 0"),
         (lambda: atk("fast", dsc=6), InvalidScore, "DSC must be between 0 and 5"),
         (lambda: atk("fast", dmg=6), InvalidScore, "weapon DMG must be between 0 and 5"),
@@ -194,7 +194,7 @@ def test_it_serializes_a_strike() -> None:
 )
 def test_it_refuses_bad_strikes(make: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
-        make()  # type: ignore[operator]
+        make()  # type: ignore[operator]  # a lambda of the table
 
 
 def test_it_accepts_mode_names_in_any_case() -> None:
@@ -214,7 +214,7 @@ def man(kind: str, roll: int, **kw: object) -> omg.ManeuverResult:
         "roll": roll,
     }
     args.update(kw)
-    return omg.maneuver(kind, **args)  # type: ignore[arg-type]
+    return omg.maneuver(kind, **args)  # type: ignore[arg-type]  # the wrong type on purpose
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,7 @@ def test_it_runs_the_stamina_test_from_stm() -> None:
 )
 def test_it_refuses_bad_wounds(call: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
-        call()  # type: ignore[operator]
+        call()  # type: ignore[operator]  # a lambda of the table
 
 
 @given(st.integers(0, 60), st.integers(0, 40), st.integers(1, 20), st.integers(0, 15))

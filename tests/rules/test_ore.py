@@ -50,7 +50,7 @@ def test_it_counts_the_dice_read_as_rolled(
     dice: list[int], special: dict[str, object], rolled: int
 ) -> None:
     # Dice read without a pool: every die on the table, a special die included.
-    assert ore.read_dice(dice, **special).rolled == rolled  # type: ignore[arg-type]
+    assert ore.read_dice(dice, **special).rolled == rolled  # type: ignore[arg-type]  # the wrong type on purpose
 
 
 @pytest.mark.parametrize(
@@ -395,7 +395,7 @@ def test_it_has_contest_odds_that_sum_to_one(a: int, b: int) -> None:
         (lambda: ore.roll(ore.OrePool(3), dice=[1, 2, 3], difficulty=11), InvalidScore),
         (lambda: ore.read_dice([1] * 11), DiceError),
         (lambda: ore.read_dice([1] * 10, master=True), DiceError),
-        (lambda: ore.read_dice("1234"), DiceError),  # type: ignore[arg-type]
+        (lambda: ore.read_dice("1234"), DiceError),  # type: ignore[arg-type]  # the wrong type on purpose
         (lambda: ore.hit_location(0), InvalidScore),
         (lambda: ore.multiple_action_penalty(0), InvalidScore),
         (lambda: ore.cooperate([]), InvalidScore),
@@ -405,7 +405,7 @@ def test_it_has_contest_odds_that_sum_to_one(a: int, b: int) -> None:
 )
 def test_it_rejects_bad_input(call: object, error: type[RulesError]) -> None:
     with pytest.raises(error) as info:
-        call()  # type: ignore[operator]
+        call()  # type: ignore[operator]  # a lambda of the table
     assert str(info.value)
 
 
@@ -421,7 +421,7 @@ def test_it_serialises_results_and_odds_for_json() -> None:
     assert c["first"] == "a" and c["b"] == {"best": {"width": 2, "height": 7}}
     odds = ore.pool_odds(ore.OrePool(2)).as_dict(exact=True)
     assert odds["success"] == "1/10"
-    assert {"width": 0, "height": 0, "p": "9/10"} in odds["best"]  # type: ignore[operator]
+    assert {"width": 0, "height": 0, "p": "9/10"} in odds["best"]  # type: ignore[operator]  # a list in the JSON
     counts = ore.sets_odds(ore.OrePool(2)).as_dict(exact=True)
     assert counts["sets"] == {0: "9/10", 1: "1/10"} and counts["at_least"] == {1: "1/10"}
     json.dumps([r, c, odds, counts, ore.contest_odds(ore.OrePool(3), ore.OrePool(4)).as_dict()])

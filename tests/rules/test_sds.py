@@ -8,6 +8,7 @@ import json
 import random
 from collections.abc import Iterator
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -51,7 +52,7 @@ def test_it_stacks_bonuses(bonuses: dict[str, int], expected: int) -> None:
     ],
 )
 def test_it_sizes_the_skill_die(
-    skill: int, bonuses: dict[str, int], effective: int, die: int
+    skill: int, bonuses: dict[str, Any], effective: int, die: int
 ) -> None:
     check = sds.SkillCheck(skill, **bonuses)
     assert (check.effective_skill, check.die) == (effective, die)
@@ -162,7 +163,7 @@ def test_it_never_tops_up_typed_in_dice_with_the_generator(
     # all typed in or all the generator's (docs/rules.md, "Simple Die System").
     check, difficulty = sds.SkillCheck(10, mod=1, unskilled=True), sds.Difficulty(die=12)
     with pytest.raises(DiceError, match=rf"^{missing}: "):
-        sds.check(check, difficulty, rng=random.Random(3), **typed)  # type: ignore[arg-type]
+        sds.check(check, difficulty, rng=random.Random(3), **typed)  # type: ignore[arg-type]  # the wrong type on purpose
 
 
 # --- exact odds ----------------------------------------------------------------------------
@@ -273,7 +274,7 @@ def test_it_has_odds_that_sum_to_one(skill: int, unskilled: bool, gm: sds.Diffic
         (lambda: sds.SkillCheck(2), InvalidScore),
         (lambda: sds.SkillCheck(100, mod=1), InvalidScore),
         (lambda: sds.SkillCheck(8, mod=-1), InvalidScore),
-        (lambda: sds.SkillCheck(8, unskilled="yes"), InvalidChoice),  # type: ignore[arg-type]
+        (lambda: sds.SkillCheck(8, unskilled="yes"), InvalidChoice),  # type: ignore[arg-type]  # the wrong type on purpose
         (lambda: sds.Difficulty(), InvalidChoice),
         (lambda: sds.Difficulty(die=8, hard=8), InvalidChoice),
         (lambda: sds.Difficulty(die=9), InvalidScore),
@@ -320,7 +321,7 @@ def test_it_has_odds_that_sum_to_one(skill: int, unskilled: bool, gm: sds.Diffic
 )
 def test_it_rejects_bad_input(call: object, error: type[RulesError]) -> None:
     with pytest.raises(error) as info:
-        call()  # type: ignore[operator]
+        call()  # type: ignore[operator]  # a lambda of the table
     assert str(info.value)
 
 

@@ -181,7 +181,7 @@ def snapshot() -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table (sessions, and the list of who is logged in with which, aside),
     to prove that a request changed nothing."""
     return {
-        model._meta.label: sorted(model.objects.values_list(), key=repr)
+        model._meta.label: sorted(model._default_manager.values_list(), key=repr)
         for model in apps.get_models()
         if model._meta.label not in ("sessions.Session", "sheets.LoginSession")
     }

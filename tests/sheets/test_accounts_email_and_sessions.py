@@ -20,7 +20,7 @@ NEW_PASSWORD = "a-brand-new-phrase-7"
 
 
 def confirm_link() -> str:
-    body = mail.outbox[-1].body
+    body = str(mail.outbox[-1].body)
     match = re.search(r"https?://[^/\s]+(/account/email/\S+/)", body)
     assert match, body
     return match.group(1)

@@ -67,7 +67,7 @@ def ask_for_reset(email: str, client: Client | None = None, ip: str = "10.9.0.1"
 
 def reset_link(inbox: Inbox) -> str:
     (_, message), *_ = inbox.messages
-    body = message.get_payload(decode=True).decode()
+    body = message.get_payload(decode=True).decode()  # type: ignore[union-attr]  # bytes: a text part
     match = re.search(r"https?://[^/\s]+(/accounts/password/reset/\S+/)", body)
     assert match, body
     return match.group(1)
