@@ -112,6 +112,7 @@ def main() -> None:
         original = str(getattr(ysolde, field))
         with CaptureQueriesContext(connection) as edit:
             services.edit_field(
+                user=player,
                 character=ysolde,
                 kind="character",
                 row_id=None,
@@ -123,6 +124,7 @@ def main() -> None:
     weapon = ysolde.weapons.get()
     with CaptureQueriesContext(connection) as edit:
         services.edit_field(
+            user=player,
             character=ysolde,
             kind="weapon",
             row_id=weapon.pk,

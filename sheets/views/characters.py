@@ -8,7 +8,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -107,6 +106,7 @@ def character_edit_field(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200
     try:
         services.edit_field(
+            user=request.user,
             character=character,
             kind=kind,
             row_id=row_id,
@@ -355,9 +355,7 @@ def character_reveal(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "Player characters are always open to the table.")
         return redirect(character)
     shown = request.POST.get("revealed") == "1"
-    Character.objects.filter(pk=character.pk).update(
-        revealed=shown, version=models.F("version") + 1
-    )
+    services.write_character(user=request.user, character=character, values={"revealed": shown})
     messages.success(
         request,
         f"{character.name}'s sheet is now "

@@ -21,12 +21,24 @@ def test_it_patches_one_field_in_a_few_queries(hero, api_for, django_assert_max_
 def test_it_edits_one_field_in_a_few_queries(hero, django_assert_max_num_queries):
     with django_assert_max_num_queries(11):
         services.edit_field(
-            character=hero, kind="character", row_id=None, field="spd", value="4", original="3"
+            user=hero.owner,
+            character=hero,
+            kind="character",
+            row_id=None,
+            field="spd",
+            value="4",
+            original="3",
         )
     weapon = hero.weapons.get()
     with django_assert_max_num_queries(15):
         services.edit_field(
-            character=hero, kind="weapon", row_id=weapon.pk, field="dmg", value="3", original="4"
+            user=hero.owner,
+            character=hero,
+            kind="weapon",
+            row_id=weapon.pk,
+            field="dmg",
+            value="3",
+            original="4",
         )
 
 
@@ -35,6 +47,7 @@ def test_it_still_checks_the_constraint_tying_the_edited_field(hero):
     weapon = hero.weapons.get()
     with pytest.raises(ValidationError, match="DMG cannot be above"):
         services.edit_field(
+            user=hero.owner,
             character=hero,
             kind="weapon",
             row_id=weapon.pk,
