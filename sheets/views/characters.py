@@ -494,7 +494,7 @@ def reserve_call_key(character: Character) -> str:
 def character_reserve(request: HttpRequest, pk: int) -> HttpResponse:
     """Roll the RSV, or answer a reserve call by using the new roll or the stored RSV.
 
-    The player chooses after seeing the new roll (RULES.md, "Reserve roll"): with table dice
+    The player chooses after seeing the new roll (docs/rules.md, "Reserve roll"): with table dice
     they type it and press a choice; with server dice ``mode=call`` rolls it first, the sheet
     shows it, and the choice that follows uses that roll (kept in the session, so the page
     cannot send another)."""
