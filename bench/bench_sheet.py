@@ -1,4 +1,4 @@
-"""Speed of the character sheet (issue 15) on a throwaway SQLite database. Run by hand:
+"""Speed of the character sheet on a throwaway SQLite database. Run by hand:
 ``.venv/bin/python bench/bench_sheet.py`` (``--profile`` adds a cProfile of the page).
 
 Measures the sheet page through the whole middleware stack as a ratio to a bare JSON view timed

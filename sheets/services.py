@@ -203,7 +203,7 @@ def unchanged_fields(model: type[models.Model], changed: Collection[str]) -> lis
     """The fields ``full_clean(exclude=...)`` can leave out after ``changed`` were set: all but
     the changed ones and those a constraint ties to them (DMG and max DMG, ARM and max ARM, a
     row's name and its character). Each constraint checked costs a query or three, so checking
-    them all on every edit was most of an edit's queries (issue 15). Rules checked in
+    them all on every edit was most of an edit's queries. Rules checked in
     ``clean_fields``, such as a pool within its maximum, are checked when the pool is changed."""
     checked = set(changed)
     for constraint in model._meta.constraints:

@@ -1,4 +1,4 @@
-"""One sheet edit costs a bounded number of queries (issue 15: a one-field PATCH took 63, one
+"""One sheet edit costs a bounded number of queries (a one-field PATCH once took 63: one
 SAVEPOINT + SELECT + RELEASE per constraint of every field, checked twice)."""
 
 from __future__ import annotations
