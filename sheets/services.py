@@ -278,11 +278,12 @@ def write_character(
                 .select_related("campaign")
                 .get(pk=character.pk)
             )
-        if not current.can_edit(user) or (
-            any(k in values and values[k] != getattr(current, k) for k in GM_FIELDS)
-            and not current.campaign.is_gm(user)
-        ):
+        if not current.can_edit(user):
             raise PermissionDenied("Only the character's player and the GM can change it.")
+        if not current.campaign.is_gm(user) and any(
+            k in values and values[k] != getattr(current, k) for k in GM_FIELDS
+        ):
+            raise PermissionDenied("Only the GM makes a sheet an NPC or shows it to the players.")
         if version is not None and current.version != version:
             raise VersionConflict(current.version)
         for field, shown in (seen or {}).items():

@@ -132,6 +132,8 @@ class TestTheService:
         with pytest.raises(PermissionDenied):
             services.write_character(user=other, character=hero, values={"notes": "Mine."})
         with pytest.raises(PermissionDenied):
+            services.write_character(user=table.player, character=hero, values={"is_npc": True})
+        with pytest.raises(PermissionDenied):
             services.write_character(
                 user=table.outsider, values={"campaign": table.campaign, "name": "Spy"}
             )
