@@ -271,15 +271,9 @@ def write_character(
     with transaction.atomic(savepoint=not locked):
         if locked:
             current = character
+            _check_writer(current, user)
         else:
-            # The campaign is read with the sheet: who may write it is decided on this row.
-            current = (
-                Character.objects.select_for_update(of=("self",))
-                .select_related("campaign")
-                .get(pk=character.pk)
-            )
-        if not current.can_edit(user):
-            raise PermissionDenied("Only the character's player and the GM can change it.")
+            current = _lock_for_writer(character, user)
         if not current.campaign.is_gm(user) and any(
             k in values and values[k] != getattr(current, k) for k in GM_FIELDS
         ):
@@ -311,6 +305,23 @@ def write_character(
         if rows:
             _replace_rows(current, rows)
     return current
+
+
+def _lock_for_writer(character: Character, user: AbstractBaseUser) -> Character:
+    """The sheet read again under its lock, with its campaign: who may write it is decided on
+    this row (``PermissionDenied``), whatever the caller read before."""
+    locked = (
+        Character.objects.select_for_update(of=("self",))
+        .select_related("campaign")
+        .get(pk=character.pk)
+    )
+    _check_writer(locked, user)
+    return locked
+
+
+def _check_writer(character: Character, user: AbstractBaseUser) -> None:
+    if not character.can_edit(user):
+        raise PermissionDenied("Only the character's player and the GM can change it.")
 
 
 def _new_character(
@@ -393,13 +404,7 @@ def edit_field(
     model = ROW_MODELS[kind]
     with transaction.atomic():
         # Lock the character first, then the row: one fixed order for every sheet edit.
-        locked = (
-            Character.objects.select_for_update(of=("self",))
-            .select_related("campaign")
-            .get(pk=character.pk)
-        )
-        if not locked.can_edit(user):
-            raise PermissionDenied("Only the character's player and the GM can change it.")
+        locked = _lock_for_writer(character, user)
         row = model.objects.select_for_update().filter(character=locked, pk=row_id).first()
         if row is None:
             raise ValidationError({field: "That row no longer exists (deleted elsewhere)."})
