@@ -3,7 +3,7 @@
 
 Measures one full attack (declare, defend, roll and apply), a GM undo, and the encounter page's
 context for 2 and 20 participants, as milliseconds per operation (median of the runs). Then the
-strike through the API (issue 15): the three requests of one strike (POST
+strike through the API: the three requests of one strike (POST
 /api/encounters/{id}/attacks/, /api/attacks/{id}/defense/, /api/attacks/{id}/roll/) and the
 same strike in one request (/api/encounters/{id}/strike/), their queries, and their
 requests per second as a ratio to a bare locked-write view (one row locked

@@ -1,5 +1,5 @@
-"""The encounter page with 20 participants against the same page with 4 (issue 15's goal: at
-most 1.5x the time; the query count is constant). Run by hand:
+"""The encounter page with 20 participants against the same page with 4 (the goal: at most
+1.5x the time; the query count is constant). Run by hand:
 ``.venv/bin/python bench/bench_encounter.py [rounds]``; ``--profile`` prints a cProfile of the
 20-participant page instead.
 

@@ -1,5 +1,4 @@
-"""Live fan-out latency: from an action to 1, 10, 100 and 300 open encounter pages (issues 6
-and 15).
+"""Live fan-out latency: from an action to 1, 10, 100 and 300 open encounter pages.
 
 Run by hand: ``.venv/bin/python bench/bench_fanout.py [actions per size] [sizes]``, e.g.
 ``bench/bench_fanout.py 8 1,10,100,300``.

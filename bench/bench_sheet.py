@@ -1,4 +1,4 @@
-"""Speed of the character sheet (issue 15) on a throwaway SQLite database. Run by hand:
+"""Speed of the character sheet on a throwaway SQLite database. Run by hand:
 ``.venv/bin/python bench/bench_sheet.py`` (``--profile`` adds a cProfile of the page).
 
 Measures the sheet page through the whole middleware stack as a ratio to a bare JSON view timed
@@ -112,6 +112,7 @@ def main() -> None:
         original = str(getattr(ysolde, field))
         with CaptureQueriesContext(connection) as edit:
             services.edit_field(
+                user=player,
                 character=ysolde,
                 kind="character",
                 row_id=None,
@@ -123,6 +124,7 @@ def main() -> None:
     weapon = ysolde.weapons.get()
     with CaptureQueriesContext(connection) as edit:
         services.edit_field(
+            user=player,
             character=ysolde,
             kind="weapon",
             row_id=weapon.pk,

@@ -1,4 +1,4 @@
-"""Profile of the live feed's work for one event and many open pages (issue 15).
+"""Profile of the live feed's work for one event and many open pages.
 
 Run by hand: ``.venv/bin/python bench/profile_fanout.py [viewers]`` (default 100). On a
 throwaway SQLite database with the demo table, ``viewers`` pages (the GM's and both players'

@@ -1,4 +1,4 @@
-"""The hook point for the live feed (issue 6): every combat log entry is emitted once its
+"""The hook point for the live feed: every combat log entry is emitted once its
 transaction commits, never when it rolls back.
 
 Services call :func:`publish`; the live layer registers a listener with :func:`subscribe`

@@ -162,8 +162,8 @@ class Participant(models.Model):
 
     @property
     def busy(self) -> bool:
-        """Disarmed: spends the round after the disarm retrieving the weapon (seed 000,
-        "spends next rd. retrieving weapon"; RULES.md, "Maneuvers"). One turn is lost, not
+        """Disarmed: spends the round after the disarm retrieving the weapon
+        (docs/rules.md, "Maneuvers" and "Disarm"). One turn is lost, not
         two: the rest of the disarm's own round is not spent, and the condition is gone when
         the round after that begins (docs/rules.md, "Conditions")."""
         return self.stopped_by == omg.Condition.DISARMED.value

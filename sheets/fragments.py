@@ -1,6 +1,6 @@
 """The character sheet page's body, drawn once per state of the sheet and rights of its viewer.
 
-Drawing the sheet's ninety fields, tables and forms was most of the page's time (issue 15), and
+Drawing the sheet's ninety fields, tables and forms was most of the page's time, and
 the table reads the same sheet again and again between edits. The body is therefore drawn from
 a context that holds only what its key holds, so nothing else can leak into it:
 

@@ -624,7 +624,7 @@ def attach_rows(characters: Collection[Character]) -> None:
     ``prefetch_related("disciplines", "weapons", "zones")`` would (``character.zones.all()``
     then runs no query), in the same three queries but without a manager and a queryset
     clone per character and relation, which cost more than the queries themselves for a
-    one-sheet page or a 20-participant fight (issue 15)."""
+    one-sheet page or a 20-participant fight."""
     by_pk = {c.pk: c for c in characters}
     for relation, model in (
         ("disciplines", Discipline),

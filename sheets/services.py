@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
 
@@ -32,7 +32,7 @@ from sheets.models import (
 from sheets.numbers import aptitudes_of
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Mapping, Sequence
 
     from django.contrib.auth.models import User
 
@@ -130,6 +130,22 @@ class EditConflict(Exception):
         self.current = current
 
 
+class VersionConflict(Exception):
+    """The sheet's version moved on since the writer read it (the API's ``version``)."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(current)
+        self.current = current
+
+
+class RowsRefused(Exception):
+    """Rows the models refuse, by set and position: ``{"zones": {0: {"arm": [...]}}}``."""
+
+    def __init__(self, errors: dict[str, dict[int, dict[str, list[str]]]]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
 def create_character(
     *,
     campaign: Campaign,
@@ -187,7 +203,7 @@ def unchanged_fields(model: type[models.Model], changed: Collection[str]) -> lis
     """The fields ``full_clean(exclude=...)`` can leave out after ``changed`` were set: all but
     the changed ones and those a constraint ties to them (DMG and max DMG, ARM and max ARM, a
     row's name and its character). Each constraint checked costs a query or three, so checking
-    them all on every edit was most of an edit's queries (issue 15). Rules checked in
+    them all on every edit was most of an edit's queries. Rules checked in
     ``clean_fields``, such as a pool within its maximum, are checked when the pool is changed."""
     checked = set(changed)
     for constraint in model._meta.constraints:
@@ -209,65 +225,212 @@ def _rows_changed(locked: Character) -> None:
     signals.rows_changed.send(sender=Character, character=locked)
 
 
+#: A sheet's sets of rows, as a document (the API's, an export) names them.
+ROW_SETS: dict[str, type[Discipline | Weapon | BodyZone]] = {
+    "disciplines": Discipline,
+    "weapons": Weapon,
+    "zones": BodyZone,
+}
+#: Only the GM makes a sheet an NPC or shows an NPC's sheet to the players.
+GM_FIELDS = ("is_npc", "revealed")
+
+
+def write_character(
+    *,
+    user: User,
+    values: Mapping[str, Any],
+    character: Character | None = None,
+    rows: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    version: int | None = None,
+    seen: Mapping[str, str] | None = None,
+    text: bool = False,
+    locked: bool = False,
+) -> Character:
+    """Write a sheet's own fields and, when ``rows`` are given, replace those sets of rows.
+    The one way a character is written: the sheet page's field edits, the API's PUT and
+    PATCH, and a new sheet from a document (the API's POST, the JSON import; ``character``
+    None, ``values`` naming its campaign) all come here, so they follow one rule:
+
+    - Access: the owner and the campaign's GM write a sheet; a member of the campaign
+      makes one; ``is_npc`` and ``revealed`` are the GM's. Else ``PermissionDenied``.
+    - Conflicts, checked under the sheet's lock: ``version`` (the API's) must be the
+      stored one (:class:`VersionConflict`); so must each value in ``seen``, as the sheet
+      page displayed it (:class:`EditConflict`), before its new text (``text``) is parsed.
+    - Derived: a new weight sets BZF (docs/rules.md, "Derived") unless BZF is written with
+      it or was rolled; an aptitude written lowers current Vitality, Mana and Chi not
+      written with it to their maxima. A pool not written is otherwise left as it is.
+    - Checks: the fields written, and those a constraint ties to them, are validated
+      (``ValidationError``; rows: :class:`RowsRefused`); nothing is saved then.
+
+    The version steps once, and the save is told to listeners as every save is.
+    ``locked``: the caller read ``character`` under its lock, in the transaction open now
+    (an error then undoes that whole transaction). ``Character.DoesNotExist`` when the sheet
+    was deleted meanwhile."""
+    if character is None:
+        return _new_character(user=user, values=values, rows=rows)
+    with transaction.atomic(savepoint=not locked):
+        if locked:
+            current = character
+            _check_writer(current, user)
+        else:
+            current = _lock_for_writer(character, user)
+        if not current.campaign.is_gm(user) and any(
+            k in values and values[k] != getattr(current, k) for k in GM_FIELDS
+        ):
+            raise PermissionDenied("Only the GM makes a sheet an NPC or shows it to the players.")
+        if version is not None and current.version != version:
+            raise VersionConflict(current.version)
+        for field, shown in (seen or {}).items():
+            if _display(getattr(current, field)) != shown:
+                raise EditConflict(getattr(current, field))
+        if text:
+            values = {field: _parse(Character, field, value) for field, value in values.items()}
+        weight, bzf = current.weight, current.bzf
+        for field, value in values.items():
+            setattr(current, field, value)
+        written = list(values)
+        # A PUT of the whole document sends back the BZF it read: that is no change of BZF.
+        if current.weight != weight and current.bzf == bzf:
+            current.follow_weight()
+            written.append("bzf")
+        if any(field in values for field in APTITUDE_FIELDS):
+            written += current.clamp_resources(keep=values)
+        # Only the fields written, and those a constraint ties to them, are checked: an edit
+        # of the name is not refused for a Vitality some older version let go over the top,
+        # and costs no query per constraint of the fields left alone.
+        current.full_clean(exclude=unchanged_fields(Character, written))
+        # The locked row's version is the current one: the write and the step are one UPDATE.
+        current.version += 1
+        current.save(update_fields=[*dict.fromkeys(written), "version", "updated_at"])
+        if rows:
+            _replace_rows(current, rows)
+    return current
+
+
+def _lock_for_writer(character: Character, user: User) -> Character:
+    """The sheet read again under its lock, with its campaign: who may write it is decided on
+    this row (``PermissionDenied``), whatever the caller read before."""
+    locked = (
+        Character.objects.select_for_update(of=("self",))
+        .select_related("campaign")
+        .get(pk=character.pk)
+    )
+    _check_writer(locked, user)
+    return locked
+
+
+def _check_writer(character: Character, user: User) -> None:
+    if not character.can_edit(user):
+        raise PermissionDenied("Only the character's player and the GM can change it.")
+
+
+def _new_character(
+    *,
+    user: User,
+    values: Mapping[str, Any],
+    rows: Mapping[str, Sequence[Mapping[str, Any]]] | None,
+) -> Character:
+    """A sheet made from a document: :func:`create_character` with the rows it brings."""
+    fields = dict(values)
+    campaign: Campaign = fields.pop("campaign")
+    if not campaign.is_member(user) or (
+        any(fields.get(k) for k in GM_FIELDS) and not campaign.is_gm(user)
+    ):
+        raise PermissionDenied("Only the campaign's GM and players make its characters.")
+    rows = rows or {}
+    with transaction.atomic():
+        character = create_character(
+            campaign=campaign,
+            owner=user,
+            # Zones sent with the sheet replace the default humanoid set.
+            zones=() if "zones" in rows else DEFAULT_ZONES,
+            **fields,
+        )
+        _replace_rows(character, rows)
+    return character
+
+
+def _replace_rows(character: Character, rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+    """Replace each set of rows given. A row the models refuse (ARM above max ARM once the
+    armor fills it in) is reported by its set and position; the caller's transaction undoes
+    the whole write."""
+    errors: dict[str, dict[int, dict[str, list[str]]]] = {}
+    for key, model in ROW_SETS.items():
+        if key not in rows:
+            continue
+        model._default_manager.filter(character=character).delete()
+        objs: list[Any] = []
+        for position, given in enumerate(rows[key]):
+            data = {k: v for k, v in given.items() if k != "id"}
+            if key == "zones":
+                data.setdefault("position", position)
+            obj = model(character=character, **data)
+            if isinstance(obj, BodyZone) and "armor_type" in data:
+                obj.fill_armor(given=data)
+            try:
+                obj.full_clean(exclude=["character"])
+            except ValidationError as exc:
+                errors.setdefault(key, {})[position] = exc.message_dict
+            objs.append(obj)
+        if key not in errors:
+            model._default_manager.bulk_create(objs)
+    if errors:
+        raise RowsRefused(errors)
+
+
 def edit_field(
-    *, character: Character, kind: str, row_id: int | None, field: str, value: str, original: str
+    *,
+    user: User,
+    character: Character,
+    kind: str,
+    row_id: int | None,
+    field: str,
+    value: str,
+    original: str,
 ) -> models.Model:
     """Change one field of a sheet row, as the sheet page does on every edit.
 
     ``original`` is the value the editor saw; if the stored value differs, someone else
     changed it meanwhile and :class:`EditConflict` is raised instead of overwriting it.
-    Invalid values raise ``ValidationError`` and change nothing.
+    Invalid values raise ``ValidationError`` and change nothing. A field of the character
+    itself is written by :func:`write_character`, as the API writes it.
     """
     if kind not in EDITABLE_FIELDS or field not in EDITABLE_FIELDS[kind]:
         raise ValidationError({field: "This field cannot be edited here."})
+    if kind == "character":
+        return write_character(
+            user=user, character=character, values={field: value}, seen={field: original}, text=True
+        )
     model = ROW_MODELS[kind]
     with transaction.atomic():
         # Lock the character first, then the row: one fixed order for every sheet edit.
-        locked = Character.objects.select_for_update().get(pk=character.pk)
-        if kind == "character":
-            row: models.Model = locked
-        else:
-            found = (
-                model._default_manager.select_for_update()
-                .filter(character=locked, pk=row_id)
-                .first()
-            )
-            if found is None:
-                raise ValidationError({field: "That row no longer exists (deleted elsewhere)."})
-            row = found
+        locked = _lock_for_writer(character, user)
+        row = model._default_manager.select_for_update().filter(character=locked, pk=row_id).first()
+        if row is None:
+            raise ValidationError({field: "That row no longer exists (deleted elsewhere)."})
         before = getattr(row, field)
         if _display(before) != original:
             raise EditConflict(before)
-        # The form field only parses the text; the model is validated once, below, with the
-        # knock-on fields (a ModelForm validated it a first time, every constraint included).
-        try:
-            parsed = _formfield(model._meta.get_field(field)).clean(value)  # type: ignore[arg-type]  # editable fields are columns, never relations
-        except ValidationError as exc:
-            raise ValidationError({field: exc.messages}) from None
-        setattr(row, field, parsed)
+        setattr(row, field, _parse(model, field, value))
         update = [field]
-        if isinstance(row, Character):
-            if field == "weight":
-                row.follow_weight()
-                update.append("bzf")
-            elif field in APTITUDE_FIELDS:
-                update += row.clamp_resources()
-        elif isinstance(row, BodyZone) and field == "armor_type" and row.armor_type != before:
+        if isinstance(row, BodyZone) and field == "armor_type" and row.armor_type != before:
             row.fill_armor()
             update += ["arm", "arm_max"]
         # Only the fields written now, and those a constraint ties to them (ARM and max ARM),
-        # are checked: an edit of the name is not refused for a Vitality some older version
-        # let go over the top, and costs no query per constraint of the untouched fields.
+        # are checked.
         row.full_clean(exclude=unchanged_fields(model, update))
-        if isinstance(row, Character):
-            # The locked row's version is the current one: the edit and the new version are
-            # one UPDATE.
-            row.version += 1
-            row.save(update_fields=[*update, "version", "updated_at"])
-        else:
-            row.save(update_fields=update)
-            _rows_changed(locked)
+        row.save(update_fields=update)
+        _rows_changed(locked)
     return row
+
+
+def _parse(model: type[models.Model], field: str, value: str) -> Any:
+    """The sheet page's text for ``field``, parsed by its form field (only parsed: the model
+    is validated once, after the write, with the fields the write sets too)."""
+    try:
+        return _formfield(model._meta.get_field(field)).clean(value)  # type: ignore[arg-type]  # editable fields are columns, never relations
+    except ValidationError as exc:
+        raise ValidationError({field: exc.messages}) from None
 
 
 def add_row(*, character: Character, kind: str, data: dict[str, Any]) -> models.Model:

@@ -196,7 +196,7 @@ def spend_fate(
     rng: random.Random | None = None,
 ) -> tuple[CombatLogEntry, CombatLogEntry | None]:
     """1 Fate from ``spender`` re-rolls or revokes the latest roll while no later roll exists
-    (RULES.md, "Fate"): its effects are undone exactly, then (re-roll) the same declaration
+    (docs/rules.md, "Fate"): its effects are undone exactly, then (re-roll) the same declaration
     is resolved again. Returns the Fate entry and the new roll's entry (re-roll only). Once
     the fight is over, or with no Fate left, CombatError."""
     if action not in omg.FateAction:

@@ -78,7 +78,7 @@ def _wound(
 
 
 def _epic(rows: Rows, ch: Changes, c: Character, discipline: str | None, check: Any) -> None:
-    """EXP on the discipline used and Fate on an epic roll (RULES.md, "Advancement"). Without
+    """EXP on the discipline used and Fate on an epic roll (docs/rules.md, "Advancement"). Without
     the discipline on the sheet the mark goes to the sheet's general EXP marks."""
     if check.exp:
         row = rows.discipline_row(c, discipline) if discipline else None
@@ -320,8 +320,8 @@ def stamina_check(
     """The Stamina test a grievous wound or a stun calls for; failure knocks out. Only
     when one is due: a second press (or a test nothing called for) is refused with
     CombatConflict, so one wound never gets two rolls. ``difficulty`` is the GM's DIF
-    (5..50; RULES.md, "Wounds"), Moderate 20 when not given; only the GM may give one
-    (CombatError naming ``difficulty`` otherwise); once the fight is over, CombatError."""
+    (5..50; docs/rules.md, "Wounds and healing"), Moderate 20 when not given; only the GM may
+    give one (CombatError naming ``difficulty`` otherwise); once the fight is over, CombatError."""
     value, physical = _roll(roll, rng)
     dif = _stamina_dif(difficulty)
     with transaction.atomic():

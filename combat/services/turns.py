@@ -38,7 +38,8 @@ def _order(rows: Rows) -> list[Participant]:
 
 def _initiative(rows: Rows, ch: Changes, rng: random.Random) -> list[Participant]:
     """Fill missing ITV (the character's daily ITV, rolled and kept on the sheet when
-    missing), double it on alert, and order by RULES.md: ITV, then SPD, FOC, the GM's order."""
+    missing), double it on alert, and order them (docs/rules.md, "Initiative"): ITV, SPD, FOC,
+    the GM's order."""
     entries = []
     for p in rows.participants.values():
         c = p.character

@@ -1,6 +1,6 @@
 """The tracker's per-row pieces that are the same for every page and live render showing the
 same values: drawn once (sheets/fragments.py) and reused, so a 20-participant fight does not run
-a row's menu templates, URL reversals and form tokens twenty times per render (issue 15)."""
+a row's menu templates, URL reversals and form tokens twenty times per render."""
 
 from __future__ import annotations
 

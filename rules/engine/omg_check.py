@@ -2,7 +2,7 @@
 
 A score (aptitude + discipline, 1..10) becomes a Proficiency ``PRO = 50 + 5 x score`` to roll
 at or under, or a Difficulty ``DIF = 5 x score`` to roll over. The degree of a roll follows the
-ordered reading of the project's RULES.md (decisions beyond it: docs/rules.md, "OMG System"):
+ordered reading in docs/rules.md, "Scores and the degree of a roll":
 
 >>> r = check(70, 20, 43)
 >>> r.degree, r.abbr, r.success, r.sum
@@ -161,7 +161,7 @@ def _require_pvd(pro_value: object, dif_value: object) -> tuple[int, int]:
 
 
 def _degree(r: int, p: int, d: int) -> Degree:
-    # The ordered rule of RULES.md: epic beats doubles, doubles beat plain.
+    # The ordered rule (docs/rules.md): epic beats doubles, doubles beat plain.
     if r == p:
         return Degree.EPIC_SUCCESS
     if r == d:

@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from rules.engine import RulesError
-from rules.engine.omg_data import APTITUDE_CHOICES, DEFAULT_ZONES
+from rules.engine.omg_data import APTITUDE_CHOICES
 from sheets import fields, randomness, services
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
@@ -261,87 +261,37 @@ class CharacterSerializer(fields.StrictModelSerializer):
                 raise serializers.ValidationError({key: "Each name may appear only once."})
         return attrs
 
-    def _write_rows(self, character: Character, rows: dict[str, Any]) -> None:
-        """Replace the rows sent. A row the model refuses (ARM above max ARM once the armor
-        fills it in) is a 400 naming the row and its field, ``zones.0.arm``, as the
-        serializer's own checks are; the caller's transaction undoes the whole write."""
-        errors: dict[str, dict[int, Any]] = {}
-        for key, model in (("disciplines", Discipline), ("weapons", Weapon), ("zones", BodyZone)):
-            if key not in rows:
-                continue
-            model.objects.filter(character=character).delete()
-            objs = []
-            for position, data in enumerate(rows[key]):
-                data = {k: v for k, v in data.items() if k != "id"}
-                if key == "zones":
-                    data.setdefault("position", position)
-                obj = model(character=character, **data)
-                if isinstance(obj, BodyZone) and "armor_type" in data:
-                    obj.fill_armor(given=data)
-                try:
-                    obj.full_clean(exclude=["character"])
-                except DjangoValidationError as exc:
-                    errors.setdefault(key, {})[position] = exc.message_dict
-                objs.append(obj)
-            if key not in errors:
-                model.objects.bulk_create(objs)  # type: ignore[arg-type]  # all rows of this model
-        if errors:
-            raise serializers.ValidationError(errors)  # type: ignore[arg-type]  # row indexes as keys, as DRF lists do
-
     def create(self, validated_data: dict[str, Any]) -> Character:
-        rows: dict[str, Any] = {
-            k: validated_data.pop(k)
-            for k in ("disciplines", "weapons", "zones")
-            if k in validated_data
-        }
+        rows = {k: validated_data.pop(k) for k in services.ROW_SETS if k in validated_data}
         if validated_data.get("creation"):
             # Not rolled by this server's wizard: the GM sees that the record came with the file.
             validated_data["creation"] = {**validated_data["creation"], "imported": True}
-        with transaction.atomic():
-            character = services.create_character(
-                owner=self.context["request"].user,
-                # Zones sent with the sheet replace the default humanoid set.
-                zones=() if "zones" in rows else DEFAULT_ZONES,
-                **validated_data,
+        try:
+            return services.write_character(
+                user=self.context["request"].user, values=validated_data, rows=rows
             )
-            self._write_rows(character, rows)
-        return character
+        except services.RowsRefused as exc:
+            raise serializers.ValidationError(exc.errors) from None  # type: ignore[arg-type]  # row indexes as keys, as DRF lists do
 
     def update(self, instance: Character, validated_data: dict[str, Any]) -> Character:
-        rows: dict[str, Any] = {
-            k: validated_data.pop(k)
-            for k in ("disciplines", "weapons", "zones")
-            if k in validated_data
-        }
-        expected = self.context.get("expected_version")
-        in_view_transaction = self.context.get("instance_locked", False)
+        rows = {k: validated_data.pop(k) for k in services.ROW_SETS if k in validated_data}
         # Inside the view's transaction, no savepoint: an error undoes that whole transaction.
+        in_view_transaction = self.context.get("instance_locked", False)
         with transaction.atomic(savepoint=not in_view_transaction):
-            if in_view_transaction:
+            try:
                 # The view read it under the lock, in the transaction that holds it now.
-                locked: Character | None = instance
-            else:
-                locked = Character.objects.select_for_update().filter(pk=instance.pk).first()
-            if locked is None:  # deleted by another request since the view read it
-                raise NotFound(DELETED_MEANWHILE)
-            if expected is not None and locked.version != expected:
-                raise VersionConflict(locked.version)
-            weight, bzf = locked.weight, locked.bzf
-            for key, value in validated_data.items():
-                setattr(locked, key, value)
-            changed = [*validated_data, "version"]
-            # As on the sheet: a new weight sets BZF, unless this request also changes BZF
-            # (a PUT of the whole document sends back the BZF it read: that is no change).
-            if locked.weight != weight and locked.bzf == bzf:
-                locked.follow_weight()
-                changed.append("bzf")
-            changed += locked.clamp_resources(keep=validated_data)
-            locked.version += 1
-            # The fields sent and those they set, with the constraints tying them: one query per
-            # constraint of every field was most of a one-field PATCH (issue 15).
-            locked.full_clean(exclude=services.unchanged_fields(Character, changed))
-            locked.save()
-            self._write_rows(locked, rows)
+                locked = services.write_character(
+                    user=self.context["request"].user,
+                    character=instance,
+                    values=validated_data,
+                    rows=rows,
+                    version=self.context.get("expected_version"),
+                    locked=in_view_transaction,
+                )
+            except Character.DoesNotExist:  # deleted by another request since the view read it
+                raise NotFound(DELETED_MEANWHILE) from None
+            except services.RowsRefused as exc:
+                raise serializers.ValidationError(exc.errors) from None  # type: ignore[arg-type]  # row indexes as keys, as DRF lists do
             # The answer is the sheet as this transaction leaves it: the locked row, with its
             # rows read under the lock (the campaign and owner were read with it, or are read
             # again here when they changed).
@@ -354,12 +304,6 @@ class CharacterSerializer(fields.StrictModelSerializer):
 
 
 DELETED_MEANWHILE = "No such character: it was deleted meanwhile."
-
-
-class VersionConflict(Exception):
-    def __init__(self, current: int) -> None:
-        super().__init__(current)
-        self.current = current
 
 
 class CanEditCharacter(permissions.BasePermission):
@@ -587,7 +531,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
                 # DRF's own update forgets the instance's prefetched rows here; these are the
                 # rows read after the write, which the answer shows.
                 return Response(serializer.data)
-        except VersionConflict as exc:
+        except services.VersionConflict as exc:
             return Response(
                 {
                     "detail": "The sheet changed since you read it; fetch it again and retry.",

@@ -2,7 +2,7 @@
 
 A sheet draws about ninety of them, so the HTML is built here with ``format_html`` from facts
 worked out once per model field (widget, bounds, choices, label) rather than by an inclusion
-tag: rendering a template per field was most of the page's time (issue 15).
+tag: rendering a template per field was most of the page's time.
 """
 
 from __future__ import annotations

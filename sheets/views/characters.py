@@ -8,7 +8,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -108,6 +107,7 @@ def character_edit_field(request: AuthedRequest, pk: int) -> HttpResponse:
     status = 200
     try:
         services.edit_field(
+            user=request.user,
             character=character,
             kind=kind,
             row_id=row_id,
@@ -356,9 +356,7 @@ def character_reveal(request: AuthedRequest, pk: int) -> HttpResponse:
         messages.error(request, "Player characters are always open to the table.")
         return redirect(character)
     shown = request.POST.get("revealed") == "1"
-    Character.objects.filter(pk=character.pk).update(
-        revealed=shown, version=models.F("version") + 1
-    )
+    services.write_character(user=request.user, character=character, values={"revealed": shown})
     messages.success(
         request,
         f"{character.name}'s sheet is now "
@@ -497,7 +495,7 @@ def reserve_call_key(character: Character) -> str:
 def character_reserve(request: AuthedRequest, pk: int) -> HttpResponse:
     """Roll the RSV, or answer a reserve call by using the new roll or the stored RSV.
 
-    The player chooses after seeing the new roll (RULES.md, "Reserve roll"): with table dice
+    The player chooses after seeing the new roll (docs/rules.md, "Reserve roll"): with table dice
     they type it and press a choice; with server dice ``mode=call`` rolls it first, the sheet
     shows it, and the choice that follows uses that roll (kept in the session, so the page
     cannot send another)."""

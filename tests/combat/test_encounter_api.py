@@ -218,8 +218,8 @@ def test_it_deletes_an_encounter_only_when_it_is_not_running(fight, api_for):
 
 
 def test_it_strikes_in_a_bounded_number_of_queries(fight, api_for, django_assert_max_num_queries):
-    """Issue 15: declare, defend and roll, three requests, read and lock what they need once
-    (51 here before that work, 47, then 39: a declaration inserted open, its rows checked once
+    """Declare, defend and roll, three requests, read and lock what they need once
+    (51 here at first, 47, then 39: a declaration inserted open, its rows checked once
     under the lock, the log's seq read once; then 32: the seq and "an attack already
     waiting" read with the participants, the attack and its encounter found by the lock's
     own read, no second read in the view; then 30: a declaration reads the sheets without

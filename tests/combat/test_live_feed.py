@@ -320,7 +320,7 @@ def test_it_serves_the_gms_page_and_streams_while_the_cache_is_down(fight, clien
     assert page.status_code == 200
 
 
-# --- The broadcaster: one load, one render per audience (issue 15) ---------------------------
+# --- The broadcaster: one load, one render per audience -------------------------------------
 
 
 def _subscribers(users, after):
@@ -531,7 +531,7 @@ def test_a_pass_loads_at_most_the_replay_window_and_resets_the_far_behind(fight,
 
 def test_a_pass_checks_access_in_one_query_however_many_viewers(fight, django_assert_num_queries):
     """A table where every page is a different player: who may still follow the encounter is
-    one query for all of them, not one per viewer (issue 15)."""
+    one query for all of them, not one per viewer."""
     from sheets.models import Membership
     from tests.factories import make_user
 

@@ -85,7 +85,7 @@ def test_every_client_on_every_process_gets_every_event_and_catches_up(table, re
 
 
 def test_a_hundred_pages_on_two_processes_get_every_event_in_order(table, redis_layer):
-    """Issue 15: a hundred open pages (the GM's and a player's, half on each process) each
+    """A hundred open pages (the GM's and a player's, half on each process) each
     receive every entry once, in order; the broadcaster of each process feeds them all."""
     ysolde = make_ysolde(table.campaign, table.player)
     thug = make_thug(table.campaign, table.gm)

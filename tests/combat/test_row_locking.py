@@ -169,6 +169,7 @@ def _sheet_edits(characters: list[Character], seed: int) -> Any:
                         kind, row = "character", None
                     try:
                         sheet_services.edit_field(
+                            user=character.owner,
                             character=character,
                             kind=kind,
                             row_id=row,

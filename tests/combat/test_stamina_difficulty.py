@@ -1,5 +1,5 @@
-"""The Stamina test against the GM's DIF (RULES.md, "Wounds": "against a GM-set DIF, default
-Moderate 20"), through the services, the API and the tracker page. Ysolde's STM is
+"""The Stamina test against the GM's DIF (docs/rules.md, "Wounds and healing": the GM sets
+it, Moderate 20 by default), through the services, the API and the tracker page. Ysolde's STM is
 NRV 3 + VGR 5 = 8: PRO 90."""
 
 from __future__ import annotations

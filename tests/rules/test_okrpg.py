@@ -60,7 +60,8 @@ def test_it_extends_the_scale_below_pathetic() -> None:
     assert okrpg.scale_number(-6) == Fraction(1, 10)
 
 
-# Seed table: attribute, DR, recovery per round, healing per week (0.3 / 0.7 per RULES.md).
+# Seed table: attribute, DR, recovery per round, healing per week (0.3 and 0.7 as the scale has
+# them: docs/rules.md, "The scale").
 @pytest.mark.parametrize(
     ("attribute", "dr", "recovery", "healing"),
     [

@@ -14,7 +14,7 @@ from rules.engine.omg import Degree
 
 DRS = Degree.DRAMATIC_SUCCESS
 
-# The seed's own 70v20 table, as fixed by RULES.md.
+# The seed's own 70v20 table (docs/rules.md, "Scores and the degree of a roll").
 SEVENTY_V_TWENTY = {
     11: Degree.DRAMATIC_FAILURE,
     20: Degree.EPIC_FAILURE,

@@ -83,6 +83,7 @@ def _compare_and_set(character: Any, kind: str, row_id: int, field: str, model: 
         current = getattr(model.objects.get(pk=row_id), field)
         try:
             sheet_services.edit_field(
+                user=character.owner,
                 character=character,
                 kind=kind,
                 row_id=row_id,
@@ -164,6 +165,7 @@ def test_it_keeps_every_wear_mark_while_the_weapon_is_patched(table):
             current = Weapon.objects.get(pk=weapon.pk).name
             try:
                 sheet_services.edit_field(
+                    user=hero.owner,
                     character=hero,
                     kind="weapon",
                     row_id=weapon.pk,
