@@ -12,7 +12,7 @@ a spare laptop), opened by a secret link without logging in.
   :class:`DisplayViewer`, an anonymous viewer whose id is the negative of its link's
   (``combat.live.allowed_users`` lets it follow while the link stands). Its board is drawn
   once per pass of the broadcaster for every display of the fight (one more audience of
-  ``combat.views.LiveTracker``).
+  ``combat.render.LiveTracker``).
 """
 
 from __future__ import annotations
@@ -114,9 +114,9 @@ def current_fight(campaign: Campaign) -> Encounter | None:
 
 
 def board_context(state: Any) -> dict[str, Any]:
-    """What the display's board shows of a loaded fight (``combat.views.TableState``): the
+    """What the display's board shows of a loaded fight (``combat.tracker.TableState``): the
     players' view, with who acts next."""
-    from combat.views import view_context
+    from combat.tracker import view_context
 
     context = view_context(state, AnonymousUser(), shared=True)
     rows = context["rows"]

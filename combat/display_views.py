@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from combat import display, live
 from combat.models import DisplayLink, Encounter
-from combat.views import load_state
+from combat.tracker import load_state
 from config.throttling import client_ident, over_limit
 from sheets.access import get_campaign_for_user
 from sheets.models import Campaign

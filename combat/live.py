@@ -11,7 +11,7 @@ The path of an event:
    :class:`Broadcaster`: it alone listens to the group, and on a message it reads the new
    entries once, checks once who may still see the encounter, draws the entries and the
    tracker once per audience (the GM; the players, hidden NPCs masked; a player who may see
-   more than the others, on their own: combat.views.LiveTracker) and hands the same text to
+   more than the others, on their own: combat.render.LiveTracker) and hands the same text to
    every stream of that audience. Its database work runs on one thread of its own, and the
    connection goes back (to the pool) after each pass: a stream holds none.
 3. A browser that reconnects sends ``Last-Event-ID`` (the last entry id it saw): the
@@ -205,7 +205,7 @@ def connect_push() -> Callable[[], None]:
 
 
 class StateRenderer(Protocol):
-    """Draws the state panels of an encounter after an event (combat.views.LiveTracker):
+    """Draws the state panels of an encounter after an event (combat.render.LiveTracker):
     loaded once, drawn once per audience."""
 
     def __init__(self, encounter: Encounter) -> None: ...
@@ -217,7 +217,7 @@ class StateRenderer(Protocol):
     def encoded(self, user: AbstractBaseUser) -> list[str]: ...
 
 
-#: The encounter page registers its own (combat.views); until then no panel is sent.
+#: The encounter page registers its own (combat.render); until then no panel is sent.
 _state_renderer: list[type[StateRenderer]] = []
 
 

@@ -14,7 +14,7 @@ from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from combat import display, display_views, live, services, views
+from combat import display, display_views, live, services, tracker
 from combat.models import DisplayLink
 from tests.qr_decode import decode_svg
 
@@ -247,7 +247,7 @@ class TestTheFeed:
         ]
 
     def test_the_board_view_is_the_players_view(self, fight):
-        context = display.board_context(views.load_state(fight.encounter))
+        context = display.board_context(tracker.load_state(fight.encounter))
         assert context["shared"] and not context["is_gm"]
 
 

@@ -299,7 +299,7 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
 
 def test_the_presence_panel_is_the_gms_alone(fight):
     live.mark_present(fight.encounter.pk, fight.table.player.pk)
-    from combat.views import presence_panel
+    from combat.render import presence_panel
 
     html = presence_panel(fight.encounter, fight.table.gm)
     assert html is not None and "player" in html and "connected" in html
@@ -330,7 +330,7 @@ def _subscribers(users, after):
 def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
     fight, django_assert_max_num_queries, monkeypatch
 ):
-    from combat import views
+    from combat import render
     from tests.factories import make_user
 
     other = make_user("other_player")
@@ -341,8 +341,8 @@ def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
     before = live.latest_entry_id(fight.encounter)
     services.next_turn(encounter=fight.encounter, actor=gm)
     drawn = []
-    real = views.view_context
-    monkeypatch.setattr(views, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))
+    real = render.view_context
+    monkeypatch.setattr(render, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))
     pages = _subscribers([gm, player, other] * 40, before)
     with django_assert_max_num_queries(25):
         out = live.fan_out(fight.encounter, pages)
@@ -379,7 +379,7 @@ def test_the_page_itself_keeps_the_token_in_every_form(fight, client_for):
 def test_a_players_own_controls_are_marked_for_them_in_the_shared_render(fight):
     """It is Ysolde's turn: the next-turn and declare controls are the player's, switched on
     in their browser by static/js/live.js; the page drawn for them has them outright."""
-    from combat.views import LiveTracker
+    from combat.render import LiveTracker
 
     player = fight.table.player
     html = LiveTracker(fight.encounter).panels(player)["tracker"]
@@ -390,7 +390,7 @@ def test_a_players_own_controls_are_marked_for_them_in_the_shared_render(fight):
 
 
 def test_an_attack_on_a_players_character_is_docked_for_its_owner_only(fight):
-    from combat.views import LiveTracker
+    from combat.render import LiveTracker
 
     gm, player = fight.table.gm, fight.table.player
     services.next_turn(encounter=fight.encounter, actor=gm)  # the thug's turn
@@ -411,7 +411,7 @@ def test_an_attack_on_a_players_character_is_docked_for_its_owner_only(fight):
 def test_a_player_whose_character_is_hidden_gets_a_render_of_their_own(table):
     """A player's own hidden character would be masked in the shared render: they are an
     audience of their own and see its numbers; the other players do not."""
-    from combat.views import LiveTracker
+    from combat.render import LiveTracker
     from sheets.models import Membership
     from tests.factories import make_user
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from combat import live, services, views
+from combat import live, render, services
 from combat.models import Participant
 from combat.wound_words import wounds_in_words
 
@@ -82,7 +82,7 @@ def test_the_live_feed_and_the_htmx_tracker_tell_players_the_word(fight, client_
     )
     assert response.status_code == 200
     services.update_participant(participant=fight.thug, state="unconscious", actor=gm)
-    shared = views.tracker_panels(fight.encounter, player)["tracker"]
+    shared = render.tracker_panels(fight.encounter, player)["tracker"]
     assert f'data-testid="words-{fight.thug.pk}">down<' in shared
     messages = live.messages_after(fight.encounter, player, before)
     assert any(f'words-{fight.thug.pk}">down<' in m.data for m in messages)

@@ -21,7 +21,7 @@ from django.urls import reverse
 from combat import live
 from combat import services as combat
 from combat.models import CombatLogEntry, Encounter, Participant
-from combat.views import tracker_panels
+from combat.render import tracker_panels
 from rules.models import DiceRoll
 from sheets.models import Campaign, Character, Membership
 from tests.combat.conftest import make_thug, make_ysolde
