@@ -54,7 +54,8 @@ def render_cost() -> str:
     """Milliseconds to build one event's messages for one viewer (the GM, a player)."""
     from django.contrib.auth import get_user_model
 
-    from combat import live, services
+    from combat import services
+    from combat.live import broadcast
     from combat.models import Encounter
 
     users = get_user_model().objects
@@ -64,10 +65,10 @@ def render_cost() -> str:
     for who in (gm, alice):
         samples = []
         for _ in range(20):
-            before = live.latest_entry_id(encounter)
+            before = broadcast.latest_entry_id(encounter)
             services.next_turn(encounter=encounter, actor=gm)
             started = time.perf_counter()
-            messages = live.messages_after(encounter, who, before)
+            messages = broadcast.messages_after(encounter, who, before)
             samples.append(time.perf_counter() - started)
         events = ", ".join(m.event for m in messages)
         out.append(f"{who.username} {statistics.median(samples) * 1000:.1f} ms ({events})")

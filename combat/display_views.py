@@ -11,7 +11,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from combat import display, live
+from combat import display
+from combat.live import broadcast, stream
 from combat.models import DisplayLink, Encounter
 from combat.tracker import load_state
 from config.throttling import client_ident, over_limit
@@ -92,7 +93,7 @@ def display_page(request: HttpRequest, secret: str) -> HttpResponse:
         context |= display.board_context(load_state(encounter))
         context |= {
             "events_url": reverse("display:events", args=[secret, encounter.pk]),
-            "latest_id": live.latest_entry_id(encounter),
+            "latest_id": broadcast.latest_entry_id(encounter),
         }
     return _private(render(request, "combat/display.html", context))
 
@@ -109,7 +110,7 @@ def _open(request: HttpRequest, secret: str, pk: int) -> tuple[DisplayLink, Enco
         )
         return (link, encounter) if encounter is not None else None
     finally:
-        live.give_back_connections()
+        broadcast.give_back_connections()
 
 
 async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResponse:
@@ -122,5 +123,5 @@ async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResp
     if opened is None:
         raise Http404("This display was turned off.")
     link, encounter = opened
-    after = live.last_seen(request)
-    return _private(await live.stream_response(encounter, display.DisplayViewer(link), after))
+    after = stream.last_seen(request)
+    return _private(await stream.stream_response(encounter, display.DisplayViewer(link), after))

@@ -1,6 +1,6 @@
 """The tracker drawn for the live feed: once per audience after an event
 (:class:`LiveTracker`), and the GM's list of who is connected (:func:`presence_panel`). The
-read model it draws is combat/tracker.py; the feed that sends it is combat/live.py."""
+read model it draws is combat/tracker.py; the feed that sends it is combat/live/broadcast.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from combat import access, live
+from combat import access
+from combat.live.presence import present_users
+from combat.live.sse import Message
 from combat.models import CombatLogEntry, Encounter
 from combat.tracker import load_state, view_context
 
@@ -22,7 +24,7 @@ def presence_context(encounter: Encounter) -> dict[str, Any]:
     memberships = list(
         encounter.campaign.memberships.select_related("user").order_by("user__username")
     )
-    here = live.present_users(encounter, [m.user_id for m in memberships])
+    here = present_users(encounter, [m.user_id for m in memberships])
     return {"players": [(m.user, m.user_id in here) for m in memberships]}
 
 
@@ -99,7 +101,7 @@ class LiveTracker:
         key = self.audience(user)
         if key not in self._encoded:
             self._encoded[key] = [
-                live.Message(event, html).encode() for event, html in self.panels(user).items()
+                Message(event, html).encode() for event, html in self.panels(user).items()
             ]
         return self._encoded[key]
 

@@ -14,8 +14,9 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from combat import access, live, services
+from combat import access, services
 from combat.forms import EncounterForm
+from combat.live.broadcast import latest_entry_id
 from combat.models import CombatLogEntry, Encounter, Participant
 from combat.render import PAGE, presence_context
 from combat.tracker import load_state, view_context
@@ -131,7 +132,7 @@ def encounter_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if not (context["running"] and chosen) or request.GET.get("shown") == str(chosen.p.pk):
             return HttpResponse(status=204)
         return render(request, f"{PAGE}#declare-form", context)
-    context["latest_id"] = live.latest_entry_id(encounter)
+    context["latest_id"] = latest_entry_id(encounter)
     if context["is_gm"]:
         context.update(presence_context(encounter))
     return render(request, PAGE, context)

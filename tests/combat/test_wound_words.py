@@ -8,7 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from combat import live, render, services
+from combat import render, services
+from combat.live import broadcast
 from combat.models import Participant
 from combat.wound_words import wounds_in_words
 
@@ -76,7 +77,7 @@ def test_the_word_follows_the_wounds_and_carries_no_number(fight, client_for):
 
 def test_the_live_feed_and_the_htmx_tracker_tell_players_the_word(fight, client_for):
     gm, player = fight.table.gm, fight.table.player
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     response = client_for(gm).post(
         update_url(fight), {"hidden_shows": "words"}, headers={"HX-Request": "true"}
     )
@@ -84,7 +85,7 @@ def test_the_live_feed_and_the_htmx_tracker_tell_players_the_word(fight, client_
     services.update_participant(participant=fight.thug, state="unconscious", actor=gm)
     shared = render.tracker_panels(fight.encounter, player)["tracker"]
     assert f'data-testid="words-{fight.thug.pk}">down<' in shared
-    messages = live.messages_after(fight.encounter, player, before)
+    messages = broadcast.messages_after(fight.encounter, player, before)
     assert any(f'words-{fight.thug.pk}">down<' in m.data for m in messages)
 
 
