@@ -68,9 +68,10 @@ def render_cost() -> str:
             before = broadcast.latest_entry_id(encounter)
             services.next_turn(encounter=encounter, actor=gm)
             started = time.perf_counter()
-            messages = broadcast.messages_after(encounter, who, before)
+            page = broadcast.Subscriber(who, before, None, greeted=True)  # type: ignore[arg-type]
+            chunks = broadcast.fan_out(encounter, [page])[page]
             samples.append(time.perf_counter() - started)
-        events = ", ".join(m.event for m in messages)
+        events = ", ".join(c.split("\n", 1)[0].removeprefix("event: ") for c in chunks)
         out.append(f"{who.username} {statistics.median(samples) * 1000:.1f} ms ({events})")
     return "; ".join(out)
 

@@ -4,8 +4,7 @@ Run by hand: ``.venv/bin/python bench/profile_fanout.py [viewers]`` (default 100
 throwaway SQLite database with the demo table, ``viewers`` pages (the GM's and both players'
 in turn) follow a running encounter; the GM passes the turn, and the work every page's share
 of that event costs is profiled with cProfile: wall time, queries, and the functions that
-take the most time. ``broadcast.fan_out`` (the broadcaster's one pass per event) is profiled when
-it exists, else ``broadcast.messages_after`` once per viewer (the stream of each page on its own).
+take the most time: ``broadcast.fan_out``, the broadcaster's one pass per event.
 
 ``bench/profile_fanout.py [viewers] display`` compares instead the pass for ``viewers`` pages,
 the same with one table display open (combat/display.py), with one more page of an audience
@@ -62,7 +61,6 @@ def main() -> None:
     encounter = Encounter.objects.get(pk=new_fight("Profile")["encounter"])
     gm = people[0]
     pages = [people[i % 3] for i in range(viewers)]
-    fan_out = getattr(broadcast, "fan_out", None)
 
     marks: dict[str, float] = {}
     sizes: dict[str, int] = {}
@@ -71,14 +69,10 @@ def main() -> None:
         marks["early"] = time.perf_counter()
 
     def one_event() -> None:
-        if fan_out is not None:
-            subscribers = [broadcast.Subscriber(u, after, None, greeted=True) for u in pages]
-            out = fan_out(encounter, subscribers, early=early)
-            for s in subscribers[:3]:
-                sizes[s.user.get_username()] = sum(len(c.encode()) for c in out[s])
-        else:
-            for user in pages:
-                broadcast.messages_after(encounter, user, after)
+        subscribers = [broadcast.Subscriber(u, after, None, greeted=True) for u in pages]
+        out = broadcast.fan_out(encounter, subscribers, early=early)
+        for s in subscribers[:3]:
+            sizes[s.user.get_username()] = sum(len(c.encode()) for c in out[s])
 
     if with_display:
         compare_display(encounter, gm, pages)
@@ -98,8 +92,8 @@ def main() -> None:
         one_event()
         profiler.disable()
         elapsed = time.perf_counter() - started
-    how = "broadcast.fan_out" if fan_out is not None else "broadcast.messages_after per viewer"
-    print(f"{how}, one event, {viewers} pages: {elapsed * 1000:.0f} ms, {len(queries)} queries")
+    took = f"{elapsed * 1000:.0f} ms, {len(queries)} queries"
+    print(f"broadcast.fan_out, one event, {viewers} pages: {took}")
     if "early" in marks:
         print(f"  the entries ready after {(marks['early'] - started) * 1000:.0f} ms")
         print(f"  bytes after the entries, per stream: {sizes}")

@@ -66,48 +66,6 @@ def allowed_users(encounter: Encounter, user_ids: set[int]) -> set[int]:
     return allowed
 
 
-def messages_after(
-    encounter: Encounter, user: AbstractBaseUser, after: int | None
-) -> list[Message]:
-    """Everything one viewer who saw entries up to ``after`` needs: the newer entries, one
-    event each (or a ``reset`` when there are too many), then the state panels. ``after`` None
-    is a fresh page, which already shows the current state. (The broadcaster does the same
-    for all its streams at once: :func:`fan_out`.)"""
-    if after is None:
-        return []
-    hidden = hidden_ids(encounter, user)
-    entries = list(
-        CombatLogEntry.objects.filter(encounter=encounter, pk__gt=after)
-        .select_related("actor")
-        .order_by("pk")[: REPLAY_LIMIT + 1]
-    )
-    out: list[Message] = []
-    if len(entries) > REPLAY_LIMIT:
-        latest = CombatLogEntry.objects.filter(encounter=encounter).order_by("-pk").first()
-        out.append(Message("reset", "", latest.pk if latest else after))
-    else:
-        for entry in entries:
-            html = render_to_string(
-                "combat/live_entry.html",
-                {
-                    "entry": entry,
-                    "text": entry.text_for(user, hidden),
-                    "roll": entry.roll_for(hidden),
-                },
-            )
-            out.append(Message("entry", html, entry.pk))
-    if entries:
-        # The caller may hold the Encounter as it was loaded long ago: its status, round and
-        # turn are read again here, or every panel would show the fight as it was then.
-        try:
-            encounter.refresh_from_db()
-        except Encounter.DoesNotExist:
-            return out  # deleted meanwhile: the stream's next check says it is gone
-        for event, html in LiveTracker(encounter).panels(user).items():
-            out.append(Message(event, html))
-    return out
-
-
 def latest_entry_id(encounter: Encounter) -> int:
     latest = CombatLogEntry.objects.filter(encounter=encounter).order_by("-pk").first()
     return latest.pk if latest else 0

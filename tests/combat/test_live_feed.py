@@ -17,6 +17,7 @@ from combat import services
 from combat.live import broadcast, presence, push, sse, stream
 from combat.models import CombatLogEntry, Encounter
 from tests.combat.conftest import make_ysolde
+from tests.feed import events, stream_text, stream_texts
 
 pytestmark = pytest.mark.django_db
 
@@ -95,8 +96,9 @@ def test_a_hidden_npcs_numbers_never_reach_a_player(fight):
     before = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
     zone = fight.thug.character.zones.get(name="chest")
     services.adjust_zone(encounter=fight.encounter, zone=zone, amount=5, actor=gm)
-    gm_view = "".join(m.data for m in broadcast.messages_after(fight.encounter, gm, before))
-    player_view = "".join(m.data for m in broadcast.messages_after(fight.encounter, player, before))
+    gm_feed, player_feed = (events(t) for t in stream_texts(fight.encounter, [gm, player], before))
+    gm_view = "".join(m.data for m in gm_feed)
+    player_view = "".join(m.data for m in player_feed)
     assert "Salvager Thug #1" in gm_view
     assert "5" in gm_view
     assert gm_view != player_view
@@ -108,20 +110,15 @@ def test_a_hidden_npcs_numbers_never_reach_a_player(fight):
         return re.sub(r"#\d+", "", html.unescape(re.sub(r"<[^>]+>", "", view)))
 
     assert "5" in texts(gm_view)
-    player_messages = broadcast.messages_after(fight.encounter, player, before)
-    player_entries = "".join(m.data for m in player_messages if m.event == "entry")
+    player_entries = "".join(m.data for m in player_feed if m.event == "entry")
     assert not re.search(r"\d", texts(player_entries))
     # The tracker drawn for the player keeps the thug's vitality and zones out.
-    (tracker,) = [m.data for m in player_messages if m.event == "tracker"]
+    (tracker,) = [m.data for m in player_feed if m.event == "tracker"]
     thug = fight.thug.pk
     assert f'data-testid="vit-{thug}"' not in tracker
     assert f'data-testid="zone-{zone.pk}"' not in tracker
     assert "numbers hidden by the GM" in tracker
-    (gm_tracker,) = [
-        m.data
-        for m in broadcast.messages_after(fight.encounter, gm, before)
-        if m.event == "tracker"
-    ]
+    (gm_tracker,) = [m.data for m in gm_feed if m.event == "tracker"]
     assert f'data-testid="zone-{zone.pk}"' in gm_tracker
 
 
@@ -132,11 +129,8 @@ def test_the_panels_show_the_turn_as_it_is_now_not_as_the_stream_opened(fight):
     assert opened.turn_id == fight.ysolde.pk
     services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
     services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
-    (tracker,) = [
-        m.data
-        for m in broadcast.messages_after(opened, fight.table.player, seen)
-        if m.event == "tracker"
-    ]
+    feed = events(stream_text(opened, fight.table.player, seen))
+    (tracker,) = [m.data for m in feed if m.event == "tracker"]
     assert 'Round <span data-testid="round">2</span>' in tracker
     assert f'<span data-testid="turn">{fight.ysolde.name}</span>' in tracker
     assert 'data-testid="status">Running<' in tracker
@@ -150,7 +144,7 @@ def test_it_shows_a_start_to_screens_that_connected_before_it(table):
     seen = broadcast.latest_entry_id(opened)
     services.start_encounter(encounter=encounter, actor=table.gm)
     (tracker,) = [
-        m.data for m in broadcast.messages_after(opened, table.gm, seen) if m.event == "tracker"
+        m.data for m in events(stream_text(opened, table.gm, seen)) if m.event == "tracker"
     ]
     assert 'data-testid="status">Running<' in tracker
     assert "Start: roll initiative" not in tracker
@@ -162,16 +156,16 @@ def test_it_replays_the_entries_after_the_last_seen_id(fight):
     seen = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
     first = services.next_turn(encounter=fight.encounter, actor=gm)
     second = services.next_turn(encounter=fight.encounter, actor=gm)
-    messages = broadcast.messages_after(fight.encounter, gm, seen)
+    messages = events(stream_text(fight.encounter, gm, seen))
     assert [m.id for m in messages if m.event == "entry"] == [first.pk, second.pk]
-    assert broadcast.messages_after(fight.encounter, gm, second.pk) == []
+    assert stream_text(fight.encounter, gm, second.pk) == ""
 
 
 def test_a_gap_too_long_to_replay_resets_the_page(fight, monkeypatch):
     monkeypatch.setattr(broadcast, "REPLAY_LIMIT", 2)
     gm = fight.table.gm
     seen = CombatLogEntry.objects.filter(encounter=fight.encounter).earliest("pk").pk
-    messages = broadcast.messages_after(fight.encounter, gm, seen)
+    messages = events(stream_text(fight.encounter, gm, seen))
     latest = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
     assert messages[0].event == "reset" and messages[0].id == latest
     assert not [m for m in messages if m.event == "entry"]

@@ -12,6 +12,7 @@ from combat import render, services
 from combat.live import broadcast
 from combat.models import Participant
 from combat.wound_words import wounds_in_words
+from tests.feed import stream_text
 
 pytestmark = pytest.mark.django_db
 
@@ -85,8 +86,7 @@ def test_the_live_feed_and_the_htmx_tracker_tell_players_the_word(fight, client_
     services.update_participant(participant=fight.thug, state="unconscious", actor=gm)
     shared = render.tracker_panels(fight.encounter, player)["tracker"]
     assert f'data-testid="words-{fight.thug.pk}">down<' in shared
-    messages = broadcast.messages_after(fight.encounter, player, before)
-    assert any(f'words-{fight.thug.pk}">down<' in m.data for m in messages)
+    assert f'words-{fight.thug.pk}">down<' in stream_text(fight.encounter, player, before)
 
 
 def test_words_never_show_for_a_fighter_in_plain_sight(fight, client_for):
