@@ -34,7 +34,7 @@ def encounter_context(
     return view_context(load_state(encounter), request.user, attacker_pk=attacker_pk, **extra)
 
 
-def _int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
+def form_int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
     raw = (data.get(name) or "").strip()
     if not raw:
         if required:
@@ -51,11 +51,11 @@ def _pk(raw: str) -> int | None:
     return parse_id(raw)
 
 
-def _flag(data: QueryDict, name: str) -> bool:
+def form_flag(data: QueryDict, name: str) -> bool:
     return data.get(name) in ("1", "on", "true", "yes")
 
 
-def _participant(encounter: Encounter, pk: int | None) -> Participant:
+def participant_in(encounter: Encounter, pk: int | None) -> Participant:
     p = (
         Participant.objects.filter(encounter=encounter, pk=pk)
         .select_related("character", "encounter__campaign")
@@ -66,7 +66,7 @@ def _participant(encounter: Encounter, pk: int | None) -> Participant:
     return p
 
 
-def _respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any]) -> HttpResponse:
+def respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any]) -> HttpResponse:
     status, error = 200, None
     try:
         action()
@@ -152,11 +152,11 @@ def participant_add(request: HttpRequest, pk: int) -> HttpResponse:
         services.add_participants(
             encounter=encounter,
             characters=characters,
-            hidden=_flag(request.POST, "hidden"),
+            hidden=form_flag(request.POST, "hidden"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
@@ -166,19 +166,19 @@ def npc_copies_add(request: HttpRequest, pk: int) -> HttpResponse:
 
     def act() -> None:
         npc = Character.objects.filter(
-            campaign=encounter.campaign, is_npc=True, pk=_int(request.POST, "npc")
+            campaign=encounter.campaign, is_npc=True, pk=form_int(request.POST, "npc")
         ).first()
         if npc is None:
             raise services.CombatError("Choose one of the campaign's NPCs.")
         services.add_npc_copies(
             encounter=encounter,
             npc=npc,
-            count=_int(request.POST, "count") or 0,
-            hidden=_flag(request.POST, "hidden"),
+            count=form_int(request.POST, "count") or 0,
+            hidden=form_flag(request.POST, "hidden"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
@@ -189,25 +189,25 @@ def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> Ht
     def act() -> None:
         data = request.POST
         services.update_participant(
-            participant=_participant(encounter, participant_pk),
-            hidden=_flag(data, "hidden") if "hidden" in data else None,
+            participant=participant_in(encounter, participant_pk),
+            hidden=form_flag(data, "hidden") if "hidden" in data else None,
             hidden_shows=data.get("hidden_shows") if "hidden_shows" in data else None,
-            on_alert=_flag(data, "on_alert") if "on_alert" in data else None,
-            gm_order=_int(data, "gm_order", required=False),
-            itv=_int(data, "itv", required=False),
+            on_alert=form_flag(data, "on_alert") if "on_alert" in data else None,
+            gm_order=form_int(data, "gm_order", required=False),
+            itv=form_int(data, "itv", required=False),
             state=data.get("state") or None,
-            clear_conditions=_flag(data, "clear_conditions"),
+            clear_conditions=form_flag(data, "clear_conditions"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
 @require_POST
 def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.start_encounter(encounter=encounter, actor=request.user),
@@ -218,7 +218,7 @@ def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def encounter_initiative(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.roll_initiative(encounter=encounter, actor=request.user),
@@ -232,9 +232,9 @@ def _seen_turn(data: QueryDict) -> services.SeenTurn | None:
         return None
     countering = data.get("countering")
     return services.SeenTurn(
-        round=_int(data, "round") or 0,
-        turn=_int(data, "turn", required=False),
-        countering=None if countering is None else _flag(data, "countering"),
+        round=form_int(data, "round") or 0,
+        turn=form_int(data, "turn", required=False),
+        countering=None if countering is None else form_flag(data, "countering"),
     )
 
 
@@ -242,12 +242,12 @@ def _seen_turn(data: QueryDict) -> services.SeenTurn | None:
 @require_POST
 def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.next_turn(
             encounter=encounter,
-            include_skipped=_flag(request.POST, "include_skipped"),
+            include_skipped=form_flag(request.POST, "include_skipped"),
             seen=_seen_turn(request.POST),
             actor=request.user,
         ),
@@ -258,12 +258,12 @@ def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.set_turn(
             encounter=encounter,
-            participant=_participant(encounter, participant_pk),
+            participant=participant_in(encounter, participant_pk),
             actor=request.user,
         ),
     )
@@ -273,7 +273,7 @@ def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> Ht
 @require_POST
 def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.finish_encounter(encounter=encounter, actor=request.user),
@@ -284,7 +284,7 @@ def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def encounter_undo(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request, encounter, lambda: services.undo_last(encounter=encounter, actor=request.user)
     )
 
@@ -296,16 +296,16 @@ def zone_adjust(request: HttpRequest, pk: int) -> HttpResponse:
 
     def act() -> None:
         zone = BodyZone.objects.filter(
-            pk=_int(request.POST, "zone"), character__combat_participants__encounter=encounter
+            pk=form_int(request.POST, "zone"), character__combat_participants__encounter=encounter
         ).first()
         if zone is None:
             raise services.CombatError("Choose a zone of someone in this fight.")
-        amount = _int(request.POST, "amount") or 0
+        amount = form_int(request.POST, "amount") or 0
         if request.POST.get("direction") == "heal":
             amount = -abs(amount)
         services.adjust_zone(encounter=encounter, zone=zone, amount=amount, actor=request.user)
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 # --- Anyone's own actions ------------------------------------------------------------------
@@ -318,7 +318,7 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
 
     def act() -> None:
         data = request.POST
-        attacker = _participant(encounter, _int(data, "attacker"))
+        attacker = participant_in(encounter, form_int(data, "attacker"))
         if not attacker.is_controlled_by(request.user):
             raise PermissionDenied("You can only act for your own characters.")
         # One select carries "target:zone" so the form works without JavaScript.
@@ -326,9 +326,9 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
         if len(target_zone) != 2 or None in target_zone:
             raise services.CombatError("Choose a target and a body zone.")
         target_pk, zone_pk = target_zone
-        target = _participant(encounter, target_pk)
+        target = participant_in(encounter, target_pk)
         zone = BodyZone.objects.filter(pk=zone_pk, character=target.character).first()
-        weapon_pk = _int(data, "weapon", required=False)
+        weapon_pk = form_int(data, "weapon", required=False)
         weapon = None
         if weapon_pk is not None:
             weapon = Weapon.objects.filter(pk=weapon_pk, character=attacker.character).first()
@@ -341,18 +341,18 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
             action=data.get("action", ""),
             zone=zone,
             weapon=weapon,
-            counterattack=_flag(data, "counterattack"),
+            counterattack=form_flag(data, "counterattack"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
 @require_POST
 def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
-    return _respond(
+    return respond(
         request,
         declaration.encounter,
         lambda: services.declare_defense(
@@ -365,12 +365,12 @@ def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
-    return _respond(
+    return respond(
         request,
         declaration.encounter,
         lambda: services.resolve(
             declaration=declaration,
-            roll=_int(request.POST, "roll", required=False),
+            roll=form_int(request.POST, "roll", required=False),
             actor=request.user,
         ),
     )
@@ -380,7 +380,7 @@ def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
-    return _respond(
+    return respond(
         request,
         declaration.encounter,
         lambda: services.cancel_declaration(declaration=declaration, actor=request.user),
@@ -391,12 +391,12 @@ def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.stamina_check(
-            participant=_participant(encounter, participant_pk),
-            roll=_int(request.POST, "roll", required=False),
+            participant=participant_in(encounter, participant_pk),
+            roll=form_int(request.POST, "roll", required=False),
             difficulty=_stamina_difficulty(request.POST),
             actor=request.user,
         ),
@@ -406,8 +406,8 @@ def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> H
 def _stamina_difficulty(data: QueryDict) -> int | None:
     """The GM's DIF from the Stamina form: a number typed in wins over the category picked;
     neither (a player's form has no such fields) leaves the default, Moderate 20."""
-    typed = _int(data, "difficulty_number", required=False)
-    return typed if typed is not None else _int(data, "difficulty", required=False)
+    typed = form_int(data, "difficulty_number", required=False)
+    return typed if typed is not None else form_int(data, "difficulty", required=False)
 
 
 @login_required
@@ -417,13 +417,13 @@ def roll_fate(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = entry.encounter
 
     def act() -> None:
-        spender = _participant(encounter, _int(request.POST, "spender"))
+        spender = participant_in(encounter, form_int(request.POST, "spender"))
         services.spend_fate(
             entry=entry,
             spender=spender,
             action=request.POST.get("action", ""),
-            roll=_int(request.POST, "roll", required=False),
+            roll=form_int(request.POST, "roll", required=False),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
