@@ -53,7 +53,8 @@ def render_cost() -> str:
     """Milliseconds to build one event's messages for one viewer (the GM, a player)."""
     from django.contrib.auth import get_user_model
 
-    from combat import live, services
+    from combat import services
+    from combat.live import broadcast
     from combat.models import Encounter
 
     users = get_user_model().objects
@@ -63,12 +64,13 @@ def render_cost() -> str:
     for who in (gm, alice):
         samples = []
         for _ in range(20):
-            before = live.latest_entry_id(encounter)
+            before = broadcast.latest_entry_id(encounter)
             services.next_turn(encounter=encounter, actor=gm)
             started = time.perf_counter()
-            messages = live.messages_after(encounter, who, before)
+            page = broadcast.Subscriber(who, before, None, greeted=True)  # type: ignore[arg-type]
+            chunks = broadcast.fan_out(encounter, [page])[page]
             samples.append(time.perf_counter() - started)
-        events = ", ".join(m.event for m in messages)
+        events = ", ".join(c.split("\n", 1)[0].removeprefix("event: ") for c in chunks)
         out.append(f"{who.username} {statistics.median(samples) * 1000:.1f} ms ({events})")
     return "; ".join(out)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rules.engine import forecast, omg  # noqa: E402 - the path above makes the repo importable
-from rules.engine.forecast import Combatant, WeaponIn, ZoneIn  # noqa: E402
+from rules.engine.forecast import Combatant, WeaponIn, ZoneIn, fight  # noqa: E402
 
 GOAL_SECONDS = 2.0
 
@@ -109,7 +109,7 @@ def main(argv: list[str]) -> None:
     check_rate = len(rolls) / (time.process_time() - start)
 
     forecast.face_table.cache_clear()
-    forecast._choose.cache_clear()
+    fight.cached_choose.cache_clear()
     cold = timed(lambda: forecast.simulate(fighters, fights=1_000, seed=1))
     warm = timed(lambda: forecast.simulate(fighters, fights=1_000, seed=2))
     runs = []

@@ -4,8 +4,7 @@ Run by hand: ``.venv/bin/python bench/profile_fanout.py [viewers]`` (default 100
 throwaway SQLite database with the demo table, ``viewers`` pages (the GM's and both players'
 in turn) follow a running encounter; the GM passes the turn, and the work every page's share
 of that event costs is profiled with cProfile: wall time, queries, and the functions that
-take the most time. ``live.fan_out`` (the broadcaster's one pass per event) is profiled when
-it exists, else ``live.messages_after`` once per viewer (the stream of each page on its own).
+take the most time: ``broadcast.fan_out``, the broadcaster's one pass per event.
 
 ``bench/profile_fanout.py [viewers] display`` compares instead the pass for ``viewers`` pages,
 the same with one table display open (combat/display.py), with one more page of an audience
@@ -59,7 +58,8 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from bench.bench_load import new_fight
-    from combat import live, services
+    from combat import services
+    from combat.live import broadcast
     from combat.models import Encounter
 
     users = get_user_model().objects
@@ -67,23 +67,18 @@ def main() -> None:
     encounter = Encounter.objects.get(pk=new_fight("Profile")["encounter"])
     gm = people[0]
     pages = [people[i % 3] for i in range(viewers)]
-    fan_out = getattr(live, "fan_out", None)
 
     marks: dict[str, float] = {}
     sizes: dict[str, int] = {}
 
-    def early(ready: dict[live.Subscriber, list[str]]) -> None:
+    def early(ready: dict[broadcast.Subscriber, list[str]]) -> None:
         marks["early"] = time.perf_counter()
 
     def one_event() -> None:
-        if fan_out is not None:
-            subscribers = [live.Subscriber(u, after, None, greeted=True) for u in pages]  # type: ignore[arg-type]  # no queue read
-            out = fan_out(encounter, subscribers, early=early)
-            for s in subscribers[:3]:
-                sizes[s.user.get_username()] = sum(len(c.encode()) for c in out[s])
-        else:
-            for user in pages:
-                live.messages_after(encounter, user, after)
+        subscribers = [broadcast.Subscriber(u, after, None, greeted=True) for u in pages]  # type: ignore[arg-type]  # no queue: the pass only writes it
+        out = broadcast.fan_out(encounter, subscribers, early=early)
+        for s in subscribers[:3]:
+            sizes[s.user.get_username()] = sum(len(c.encode()) for c in out[s])
 
     if with_display:
         compare_display(encounter, gm, pages)
@@ -91,10 +86,10 @@ def main() -> None:
         return
 
     for _ in range(3):  # warm up: templates compiled, caches filled
-        after = live.latest_entry_id(encounter)
+        after = broadcast.latest_entry_id(encounter)
         services.next_turn(encounter=encounter, actor=gm)
         one_event()
-    after = live.latest_entry_id(encounter)
+    after = broadcast.latest_entry_id(encounter)
     services.next_turn(encounter=encounter, actor=gm)
     profiler = cProfile.Profile()
     with CaptureQueriesContext(connection) as queries:
@@ -103,8 +98,8 @@ def main() -> None:
         one_event()
         profiler.disable()
         elapsed = time.perf_counter() - started
-    how = "live.fan_out" if fan_out is not None else "live.messages_after per viewer"
-    print(f"{how}, one event, {viewers} pages: {elapsed * 1000:.0f} ms, {len(queries)} queries")
+    took = f"{elapsed * 1000:.0f} ms, {len(queries)} queries"
+    print(f"broadcast.fan_out, one event, {viewers} pages: {took}")
     if "early" in marks:
         print(f"  the entries ready after {(marks['early'] - started) * 1000:.0f} ms")
         print(f"  bytes after the entries, per stream: {sizes}")
@@ -121,7 +116,8 @@ def compare_display(encounter: Encounter, gm: User, pages: list[Any]) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from combat import display, live, services
+    from combat import display, services
+    from combat.live import broadcast
     from sheets.models import Membership
     from sheets.services import create_character
 
@@ -144,14 +140,14 @@ def compare_display(encounter: Encounter, gm: User, pages: list[Any]) -> None:
         f"{n} pages + 1 shared page": [*pages, pages[n % 3]],
         f"{n} pages + 1 own page": [*pages, carol],
     }
-    after = live.latest_entry_id(encounter)
+    after = broadcast.latest_entry_id(encounter)
     services.next_turn(encounter=encounter, actor=gm)
 
     def one_pass(viewers: list[Any]) -> tuple[float, int]:
-        subscribers = [live.Subscriber(u, after, None, greeted=True) for u in viewers]  # type: ignore[arg-type]  # no queue read
+        subscribers = [broadcast.Subscriber(u, after, None, greeted=True) for u in viewers]  # type: ignore[arg-type]  # no queue: the pass only writes it
         with CaptureQueriesContext(connection) as queries:
             started = time.perf_counter()
-            live.fan_out(encounter, subscribers)
+            broadcast.fan_out(encounter, subscribers)
             elapsed = time.perf_counter() - started
         return elapsed, len(queries)
 
@@ -166,7 +162,7 @@ def compare_display(encounter: Encounter, gm: User, pages: list[Any]) -> None:
             elapsed, count = one_pass(viewers)
             best[name] = (min(best[name][0], elapsed), count)
     base = best[f"{n} pages"][0]
-    print("live.fan_out, one event, best of 15 passes each (ratios to the first):")
+    print("broadcast.fan_out, one event, best of 15 passes each (ratios to the first):")
     for name, (elapsed, count) in best.items():
         print(f"  {name:>26}: {elapsed * 1000:7.1f} ms  x{elapsed / base:.3f}  {count} queries")
     extra = {name: best[name][0] - base for name in variants}

@@ -8,10 +8,8 @@ class CombatConfig(AppConfig):
     verbose_name = "Encounters and combat"
 
     def ready(self) -> None:
-        from combat import live, views
+        from combat.live import push
 
         # Every committed combat log entry is pushed to the encounter's open screens, each
         # with the tracker drawn once per audience; the GM's page also hears who is connected.
-        live.connect_push()
-        live.register_state_renderer(views.LiveTracker)
-        live.register_presence_renderer(views.presence_panel)
+        push.connect_push()

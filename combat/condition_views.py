@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
 from combat import access, services
-from combat.views import _flag, _int, _participant, _respond
+from combat.views import form_flag, form_int, participant_in, respond
 
 
 @login_required
@@ -28,29 +28,29 @@ def condition_add(request: HttpRequest, pk: int, participant_pk: int) -> HttpRes
         duration = data.get("duration", "")
         rounds = None
         if duration == "rounds":
-            rounds = _int(data, "rounds")
+            rounds = form_int(data, "rounds")
             if rounds is None or not 1 <= rounds <= 100:
                 raise services.CombatError("rounds: a whole number from 1 to 100.")
         services.add_condition(
-            participant=_participant(encounter, participant_pk),
+            participant=participant_in(encounter, participant_pk),
             name=name,
             rounds=rounds,
-            until_removed=duration == "removed" or _flag(data, "until_removed"),
+            until_removed=duration == "removed" or form_flag(data, "until_removed"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
 @require_POST
 def condition_remove(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.remove_condition(
-            participant=_participant(encounter, participant_pk),
+            participant=participant_in(encounter, participant_pk),
             key=request.POST.get("key", ""),
             actor=request.user,
         ),

@@ -10,9 +10,9 @@ a spare laptop), opened by a secret link without logging in.
   so the display's open streams end at once.
 - A display sees what a player who owns no hidden fighter sees: it follows the fight as
   :class:`DisplayViewer`, an anonymous viewer whose id is the negative of its link's
-  (``combat.live.allowed_users`` lets it follow while the link stands). Its board is drawn
-  once per pass of the broadcaster for every display of the fight (one more audience of
-  ``combat.views.LiveTracker``).
+  (``combat.live.broadcast.allowed_users`` lets it follow while the link stands). Its board is
+  drawn once per pass of the broadcaster for every display of the fight (one more audience of
+  ``combat.render.LiveTracker``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.template.loader import render_to_string
 
-from combat import live
+from combat.live.push import wake
 from combat.models import DisplayLink, Encounter
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _close_streams_after_commit(campaign: Campaign) -> None:
 
     def wake_all() -> None:
         for pk in ids:
-            live.wake(pk)
+            wake(pk)
 
     transaction.on_commit(wake_all)
 
@@ -114,9 +114,9 @@ def current_fight(campaign: Campaign) -> Encounter | None:
 
 
 def board_context(state: Any) -> dict[str, Any]:
-    """What the display's board shows of a loaded fight (``combat.views.TableState``): the
+    """What the display's board shows of a loaded fight (``combat.tracker.TableState``): the
     players' view, with who acts next."""
-    from combat.views import view_context
+    from combat.tracker import view_context
 
     context = view_context(state, AnonymousUser(), shared=True)
     rows = context["rows"]

@@ -7,13 +7,15 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from combat import display, live
+from combat import display
+from combat.live import broadcast, stream
 from combat.models import DisplayLink, Encounter
-from combat.views import load_state
+from combat.tracker import load_state
 from config.throttling import client_ident, over_limit
 from sheets.access import get_campaign_for_user
 from sheets.http import AuthedRequest, HtmxRequest
@@ -58,7 +60,7 @@ def display_link_revoke(request: AuthedRequest, pk: int) -> HttpResponse:
     return _gm_answer(request, campaign, "The table display is turned off.")
 
 
-def _private(response: HttpResponse) -> HttpResponse:
+def _private[R: HttpResponseBase](response: R) -> R:
     # The secret is in the URL: never indexed, cached or sent on as a referrer.
     response["X-Robots-Tag"] = "noindex, nofollow"
     response["Cache-Control"] = "no-store"
@@ -93,7 +95,7 @@ def display_page(request: HttpRequest, secret: str) -> HttpResponse:
         context |= display.board_context(load_state(encounter))
         context |= {
             "events_url": reverse("display:events", args=[secret, encounter.pk]),
-            "latest_id": live.latest_entry_id(encounter),
+            "latest_id": broadcast.latest_entry_id(encounter),
         }
     return _private(render(request, "combat/display.html", context))
 
@@ -110,10 +112,10 @@ def _open(request: HttpRequest, secret: str, pk: int) -> tuple[DisplayLink, Enco
         )
         return (link, encounter) if encounter is not None else None
     finally:
-        live.give_back_connections()
+        broadcast.give_back_connections()
 
 
-async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResponse:
+async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResponseBase:
     """The display's live feed: one more viewer of the fight's broadcaster."""
     if request.method != "GET":
         return HttpResponse(status=405, headers={"Allow": "GET"})
@@ -123,7 +125,7 @@ async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResp
     if opened is None:
         raise Http404("This display was turned off.")
     link, encounter = opened
-    after = live.last_seen(request)
+    after = stream.last_seen(request)
     viewer = display.DisplayViewer(link)
-    # live.stream_response serves any viewer; its annotation says a signed-in user.
-    return _private(await live.stream_response(encounter, viewer, after))  # type: ignore[arg-type]  # see the comment above
+    # The feed serves any viewer with a user's few attributes; it is annotated for a user.
+    return _private(await stream.stream_response(encounter, viewer, after))  # type: ignore[arg-type]  # see the comment above

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from combat import live
+from combat.live import stream
 
 app_name = "live"
 
 urlpatterns = [
-    path("encounters/<int:pk>/events/", live.encounter_stream, name="encounter_events"),
+    path("encounters/<int:pk>/events/", stream.encounter_stream, name="encounter_events"),
 ]

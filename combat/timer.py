@@ -18,7 +18,8 @@ from django.views.decorators.http import require_POST
 
 from combat import access, services
 from combat.models import CombatLogEntry, Encounter
-from combat.views import PAGE, encounter_context
+from combat.render import PAGE
+from combat.views import encounter_context
 from sheets.http import AuthedRequest
 
 Kind = CombatLogEntry.Kind

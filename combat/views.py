@@ -4,465 +4,25 @@ someone else acted first, 422 when the fight does not allow it, with the reason)
 
 from __future__ import annotations
 
-import copy
-import functools
-import re
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import reverse
-from django.utils.html import format_html_join
-from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from combat import access, live, services
+from combat import access, services
 from combat.forms import EncounterForm
-from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.results import result_card
-from combat.wound_words import wounds_in_words
-from rules.engine import omg
+from combat.live.broadcast import latest_entry_id
+from combat.models import CombatLogEntry, Encounter, Participant
+from combat.render import PAGE, presence_context
+from combat.tracker import load_state, view_context
 from sheets.access import get_campaign_for_user
 from sheets.ids import parse_id
-from sheets.models import BodyZone, Character, Weapon, attach_rows
-from sheets.numbers import aptitudes_of
-
-PAGE = "combat/encounter.html"
-LOG_LENGTH = 40
-OPEN = (Declaration.Status.PENDING, Declaration.Status.DEFENDED)
-ACTIONS = [
-    ("fast", "Fast strike (SPD)"),
-    ("precise", "Precise strike (SKL)"),
-    ("mighty", "Mighty strike (VGR)"),
-    *((m.value, f"{m.value.capitalize()} ({apt})") for m, apt in omg.MANEUVER_APTITUDE.items()),
-]
-
-
-class RowBits:
-    """What a participant's row draws the same for every viewer, computed at most once per
-    load (so once for the page, and once for every audience of a live pass), each bit when
-    first drawn: its URLs and the zone lists that four places of the page repeat (the row,
-    its GM menu, the declare form's targets, the GM's wound form). A 20-participant fight
-    would otherwise run the same template loops and URL reversals in every one of them."""
-
-    def __init__(self, encounter: Encounter, p: Participant, zones: list[BodyZone]) -> None:
-        self.encounter, self.p, self.zones = encounter, p, zones
-
-    def _url(self, name: str) -> str:
-        return _reverse(name, self.encounter.pk, self.p.pk)
-
-    @functools.cached_property
-    def update_url(self) -> str:
-        return self._url("combat:participant_update")
-
-    @functools.cached_property
-    def set_turn_url(self) -> str:
-        return self._url("combat:encounter_set_turn")
-
-    @functools.cached_property
-    def stamina_url(self) -> str:
-        return self._url("combat:participant_stamina")
-
-    @functools.cached_property
-    def condition_add_url(self) -> str:
-        return self._url("combat:condition_add")
-
-    @functools.cached_property
-    def condition_remove_url(self) -> str:
-        return self._url("combat:condition_remove")
-
-    @functools.cached_property
-    def _zones(self) -> ZoneLists:
-        key = tuple((z.pk, z.name, z.wounds, z.arm, z.arm_max) for z in self.zones)
-        return _zone_lists(self.p.pk, self.p.name, self.p.character.bzf, key)
-
-    @property
-    def zone_items(self) -> SafeString:
-        """The row's zones, each ``name wounds/BZF`` (`` · ARM`` when it has armour)."""
-        return self._zones.items
-
-    @property
-    def zone_options(self) -> SafeString:
-        return self._zones.options
-
-    @property
-    def named_zone_options(self) -> SafeString:
-        return self._zones.named_options
-
-    @property
-    def target_options(self) -> SafeString:
-        return self._zones.target_options
-
-
-@functools.lru_cache(maxsize=1024)
-def _reverse(name: str, encounter_pk: int, participant_pk: int) -> str:
-    return reverse(name, args=[encounter_pk, participant_pk])
-
-
-class ZoneLists(NamedTuple):
-    items: SafeString
-    options: SafeString
-    named_options: SafeString
-    target_options: SafeString
-
-
-ZoneKey = tuple[int, str, int, int, int]  # pk, name, wounds, ARM, ARM max
-
-
-@functools.lru_cache(maxsize=4096)
-def _zone_lists(pk: int, who: str, bzf: int, zones: tuple[ZoneKey, ...]) -> ZoneLists:
-    """A row's zone lists, drawn once for as long as the row's zones, name and BZF stay as
-    they are (a pure function of its arguments: a table redrawn after each event draws again
-    only the rows that changed)."""
-    return ZoneLists(
-        items=format_html_join(
-            "",
-            '<li class="{}" data-testid="zone-{}">{} {}/{}{}</li>',
-            (
-                (_zone_class(wounds, bzf), zpk, name, wounds, bzf, _armour(arm, arm_max))
-                for zpk, name, wounds, arm, arm_max in zones
-            ),
-        ),
-        options=format_html_join(
-            "", '<option value="{}">{}</option>', ((z[0], z[1]) for z in zones)
-        ),
-        named_options=format_html_join(
-            "", '<option value="{}">{}: {}</option>', ((z[0], who, z[1]) for z in zones)
-        ),
-        target_options=format_html_join(
-            "", '<option value="{}:{}">{}: {}</option>', ((pk, z[0], who, z[1]) for z in zones)
-        ),
-    )
-
-
-def _armour(arm: int, arm_max: int) -> str:
-    return f" · {arm}" if arm_max else ""
-
-
-def _zone_class(wounds: int, bzf: int) -> str:
-    if wounds > bzf:
-        return "over"
-    if wounds == bzf:
-        return "full"
-    return "hurt" if wounds else ""
-
-
-@dataclass
-class Row:
-    """One participant as the viewer may see it: ``show`` is False for hidden numbers.
-    ``controller`` is set in the players' shared render only: the player whose controls on
-    this row (the Stamina roll) static/js/live.js switches on. ``bits``: what every viewer's
-    row draws alike (:class:`RowBits`)."""
-
-    p: Participant
-    show: bool
-    mine: bool
-    is_turn: bool
-    vit_max: int
-    zones: list[BodyZone]
-    weapons: list[Weapon]
-    bits: RowBits
-    controller: int | None = None
-    state_options: str = ""
-
-    @property
-    def skipped(self) -> bool:
-        return not self.p.can_act
-
-    @property
-    def wounds_word(self) -> str | None:
-        """For a viewer kept from the numbers, the word the GM lets them see, else None."""
-        p = self.p
-        if self.show or p.hidden_shows != Participant.HiddenShows.WORDS:
-            return None
-        return wounds_in_words(
-            state=p.state,
-            vitality=p.character.vitality,
-            vit_max=self.vit_max,
-            zones=((z.wounds, p.character.bzf) for z in self.zones),
-        )
-
-
-def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -> dict[str, Any]:
-    """The declare form for one attacker among the viewer's own: the one asked for, else the
-    one acting now, else the first. Its targets leave the attacker out, its weapons are the
-    attacker's (the first one chosen), so the form's defaults are a valid attack."""
-    attacker = next((r for r in mine if r.p.pk == attacker_pk), None)
-    attacker = attacker or next((r for r in mine if r.is_turn), None)
-    attacker = attacker or next(iter(mine), None)
-    if attacker is None:
-        return {
-            "declare_attacker": None,
-            "declare_targets": [],
-            "declare_weapons": [],
-            "declare_disarmed": False,
-        }
-    return {
-        "declare_attacker": attacker,
-        # The helpless (unconscious, dying) are no targets: docs/rules.md, "Conditions".
-        "declare_targets": [r for r in rows if r.p.pk != attacker.p.pk and r.p.can_defend],
-        # Disarmed: no weapon in hand, so none is offered (docs/rules.md, "Disarm").
-        "declare_weapons": [] if attacker.p.disarmed else attacker.weapons,
-        "declare_disarmed": attacker.p.disarmed,
-        "declare_chosen": attacker_pk == attacker.p.pk,
-    }
-
-
-DEFENSE_NAMES = tuple(m.value for m in omg.DefenseMode)
-
-
-@dataclass
-class TableState:
-    """An encounter as it stands, loaded once (a fixed number of queries whatever the number
-    of participants): every viewer's page, and every audience of the live feed, is drawn from
-    it. Nothing in it depends on who looks: :func:`view_context` masks and adds the controls."""
-
-    encounter: Encounter
-    participants: list[Participant]
-    vit_max: dict[int, int]
-    zones: dict[int, list[BodyZone]]
-    weapons: dict[int, list[Weapon]]
-    declarations: list[Declaration]
-    log: list[CombatLogEntry]
-    fate_roll: CombatLogEntry | None
-    odds: dict[tuple[int, frozenset[int]], Any]
-    bits: dict[int, RowBits]
-
-    @property
-    def hidden(self) -> set[int]:
-        """Every hidden participant: what a player owning none of them may not see."""
-        return {p.pk for p in self.participants if p.hidden}
-
-
-def load_state(encounter: Encounter) -> TableState:
-    ps = list(encounter.participants.select_related("character__owner"))
-    characters = {}
-    for p in ps:
-        p.encounter = encounter
-        characters[p.character_id] = p.character
-    attach_rows(characters.values())
-    pmap = {p.pk: p for p in ps}
-    declarations = list(
-        Declaration.objects.filter(encounter=encounter, status__in=OPEN).select_related(
-            "zone", "weapon"
-        )
-    )
-    for d in declarations:
-        d.encounter = encounter
-        d.attacker = pmap[d.attacker_id]
-        d.target = pmap[d.target_id]
-    latest = services.latest_roll(encounter)
-    zones = {p.pk: list(p.character.zones.all()) for p in ps}
-    vit_max = {p.pk: omg.derived(aptitudes_of(p.character), bzf=p.character.bzf).vit for p in ps}
-    if encounter.status == Encounter.Status.FINISHED and encounter.record:
-        _as_recorded(encounter.record, ps, zones, vit_max)
-    return TableState(
-        encounter=encounter,
-        participants=ps,
-        vit_max=vit_max,
-        zones=zones,
-        weapons={p.pk: list(p.character.weapons.all()) for p in ps},
-        declarations=declarations,
-        log=list(encounter.log.order_by("-seq")[:LOG_LENGTH]),
-        fate_roll=latest
-        if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL
-        else None,
-        odds={},
-        bits={p.pk: RowBits(encounter, p, zones[p.pk]) for p in ps},
-    )
-
-
-def _as_recorded(
-    snapshot: dict[str, Any],
-    ps: list[Participant],
-    zones: dict[int, list[BodyZone]],
-    vit_max: dict[int, int],
-) -> None:
-    """A finished fight's page shows its participants as its record keeps them (names,
-    Vitality, zones, states), not as later fights left the sheets: the loaded rows take the
-    snapshot's values, in memory only."""
-    frozen = {item["id"]: item for item in snapshot["participants"]}
-    for p in ps:
-        item = frozen.get(p.pk)
-        if item is None:
-            continue
-        c = p.character
-        c.name, c.vitality, c.bzf = item["name"], item["vitality"], item["bzf"]
-        p.state, p.hidden, p.initiative = item["state"], item["hidden"], item["initiative"]
-        vit_max[p.pk] = item["vit_max"]
-        zones[p.pk] = [
-            BodyZone(pk=zpk, character=c, name=name, wounds=wounds, arm=arm, arm_max=arm_max)
-            for zpk, name, wounds, arm, arm_max in item["zones"]
-        ]
-
-
-@functools.cache
-def state_options(current: str) -> SafeString:
-    """The GM's state menu of a row, ``current`` chosen: one of a few strings."""
-    return format_html_join(
-        "",
-        '<option value="{}"{}>{}</option>',
-        (
-            (value, " selected" if value == current else "", label)
-            for value, label in Participant.State.choices
-        ),
-    )
-
-
-def _player_owner(p: Participant) -> int | None:
-    """Whose controls these are in the players' shared render: the character's player, or
-    None for the GM's characters (the GM has a render of their own)."""
-    owner = p.character.owner_id
-    return None if owner == p.encounter.campaign.gm_id else owner
-
-
-def view_context(
-    state: TableState,
-    user: Any,
-    *,
-    shared: bool = False,
-    attacker_pk: int | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """The encounter page as ``user`` sees it. ``shared`` is the render every player who owns
-    no hidden participant receives on the live feed: hidden numbers masked, and the controls
-    that belong to one player (defend, roll, call off, Stamina, Fate, declare, next turn) drawn
-    for each of them with ``data-owner``, for static/js/live.js to keep the viewer's own. The
-    server checks every request anyway; the page itself (``shared`` False) draws only the
-    viewer's controls, so every form works without JavaScript."""
-    encounter = state.encounter
-    ps = state.participants
-    is_gm = not shared and encounter.campaign.is_gm(user)
-    hidden = state.hidden if shared else access.hidden_ids(encounter, user, ps)
-    key = frozenset(hidden)
-    pmap = {p.pk: p for p in ps}
-
-    def controls(p: Participant) -> bool:
-        return (_player_owner(p) is not None) if shared else p.is_controlled_by(user)
-
-    rows = [
-        Row(
-            p=p,
-            show=p.pk not in hidden,
-            mine=not shared and p.is_controlled_by(user),
-            is_turn=encounter.turn_id == p.pk,
-            vit_max=state.vit_max[p.pk],
-            zones=state.zones[p.pk],
-            weapons=state.weapons[p.pk],
-            bits=state.bits[p.pk],
-            controller=_player_owner(p) if shared else None,
-            state_options=state_options(p.state) if is_gm else "",
-        )
-        for p in ps
-    ]
-    declarations = []
-    for original in state.declarations:
-        d = copy.copy(original)  # the state's own stay as loaded: one copy per audience
-        if (d.pk, key) not in state.odds:
-            state.odds[d.pk, key] = services.odds_for_viewer(d, hidden)
-        d.odds = state.odds[d.pk, key]  # type: ignore[attr-defined]
-        # A hidden attacker's weapon is one of its numbers: the log's public text leaves it
-        # out, and so does the open-attack panel.
-        d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]
-        d.can_defend = d.needs_defense and d.target.can_defend and controls(d.target)  # type: ignore[attr-defined]
-        d.can_roll = d.status == Declaration.Status.DEFENDED and controls(d.attacker)  # type: ignore[attr-defined]
-        d.can_cancel = controls(d.attacker)  # type: ignore[attr-defined]
-        d.target_owner = _player_owner(d.target) if shared else None  # type: ignore[attr-defined]
-        d.attacker_owner = _player_owner(d.attacker) if shared else None  # type: ignore[attr-defined]
-        # A player's own character under attack: shown first, with the defense choices.
-        d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]
-        # Each defense button carries its DIF (None when the GM hides the defender's side).
-        d.defense_buttons = [  # type: ignore[attr-defined]
-            (mode, ((d.odds or {}).get(mode) or {}).get("dif"))  # type: ignore[attr-defined]
-            for mode in DEFENSE_NAMES
-        ]
-        declarations.append(d)
-    log = state.log
-    viewer = AnonymousUser() if shared else user
-    result = result_card(log[0] if log else None, viewer, hidden, ps, is_gm=is_gm)
-    log = [copy.copy(entry) for entry in log]
-    for entry in log:
-        entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]
-        entry.view_roll = entry.roll_for(hidden)  # type: ignore[attr-defined]
-    # Once the fight is over its rolls stand (spend_fate refuses): no Fate buttons.
-    fate_roll = state.fate_roll if encounter.status != Encounter.Status.FINISHED else None
-    if shared:
-        # A hidden character's Fate is one of its numbers: its player has a render of their own.
-        spenders = [
-            p
-            for p in ps
-            if fate_roll and _player_owner(p) and p.pk not in hidden and p.character.fate > 0
-        ]
-    else:
-        spenders = [
-            p for p in ps if fate_roll and p.character.owner_id == user.pk and p.character.fate > 0
-        ]
-    in_fight = {p.character_id for p in ps}
-    candidates = npcs = []
-    if is_gm:
-        campaign_chars = list(Character.objects.filter(campaign=encounter.campaign))
-        candidates = [c for c in campaign_chars if c.pk not in in_fight]
-        npcs = [c for c in campaign_chars if c.is_npc and c.pk not in in_fight]
-    turn = pmap.get(encounter.turn_id) if encounter.turn_id else None
-    # A player declares on their character's turn, or to spend a queued counterattack; the GM
-    # runs every NPC and may declare at any time. (The server checks turns on its own.)
-    if shared:
-        owners = sorted({r.controller for r in rows if r.controller is not None})
-        panels = []
-        for owner in owners:
-            theirs = [r for r in rows if r.controller == owner and r.show and r.p.can_act]
-            if any(r.is_turn or r.p.counterattacks for r in theirs):
-                panels.append(
-                    {"owner": owner, "mine": theirs, **declare_context(rows, theirs, None)}
-                )
-        mine: list[Row] = []
-        can_pass = False
-        pass_owner = _player_owner(turn) if turn else None
-    else:
-        mine = [r for r in rows if r.mine]
-        # Only those who can act are offered as attackers (docs/rules.md, "Conditions").
-        able = [r for r in mine if r.p.can_act]
-        can_declare = is_gm or any(r.is_turn or r.p.counterattacks for r in able)
-        chosen = declare_context(rows, able, attacker_pk)
-        panels = [{"owner": None, "mine": able, **chosen}] if able and can_declare else []
-        can_pass = is_gm or bool(turn and turn.character.owner_id == user.pk)
-        pass_owner = None
-    return {
-        "encounter": encounter,
-        "campaign": encounter.campaign,
-        "is_gm": is_gm,
-        "shared": shared,
-        "rows": rows,
-        "mine": mine,
-        "can_declare": bool(panels),
-        "declare_panels": panels,
-        "can_pass": can_pass,
-        "pass_owner": pass_owner,
-        "turn": turn,
-        "declarations": declarations,
-        "log": log,
-        "result": result,
-        "undo": services.undo_target(encounter) if is_gm else None,
-        "fate_roll": fate_roll,
-        "fate_roll_value": fate_roll.roll_for(hidden) if fate_roll else None,
-        "spenders": spenders,
-        "candidates": candidates,
-        "npcs": npcs,
-        "actions": ACTIONS,
-        "defenses": [m.value for m in omg.DefenseMode],
-        "states": Participant.State.choices,
-        "max_copies": services.MAX_COPIES,
-        "adjust_url": reverse("combat:zone_adjust", args=[encounter.pk]),
-        "running": encounter.status == Encounter.Status.RUNNING,
-        **(panels[0] if panels and not shared else declare_context(rows, mine, attacker_pk)),
-        **extra,
-    }
+from sheets.models import BodyZone, Character, Weapon
 
 
 def encounter_context(
@@ -474,7 +34,7 @@ def encounter_context(
     return view_context(load_state(encounter), request.user, attacker_pk=attacker_pk, **extra)
 
 
-def _int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
+def form_int(data: QueryDict, name: str, *, required: bool = True) -> int | None:
     raw = (data.get(name) or "").strip()
     if not raw:
         if required:
@@ -491,11 +51,11 @@ def _pk(raw: str) -> int | None:
     return parse_id(raw)
 
 
-def _flag(data: QueryDict, name: str) -> bool:
+def form_flag(data: QueryDict, name: str) -> bool:
     return data.get(name) in ("1", "on", "true", "yes")
 
 
-def _participant(encounter: Encounter, pk: int | None) -> Participant:
+def participant_in(encounter: Encounter, pk: int | None) -> Participant:
     p = (
         Participant.objects.filter(encounter=encounter, pk=pk)
         .select_related("character", "encounter__campaign")
@@ -506,7 +66,7 @@ def _participant(encounter: Encounter, pk: int | None) -> Participant:
     return p
 
 
-def _respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any]) -> HttpResponse:
+def respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any]) -> HttpResponse:
     status, error = 200, None
     try:
         action()
@@ -572,19 +132,10 @@ def encounter_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if not (context["running"] and chosen) or request.GET.get("shown") == str(chosen.p.pk):
             return HttpResponse(status=204)
         return render(request, f"{PAGE}#declare-form", context)
-    context["latest_id"] = live.latest_entry_id(encounter)
+    context["latest_id"] = latest_entry_id(encounter)
     if context["is_gm"]:
         context.update(presence_context(encounter))
     return render(request, PAGE, context)
-
-
-def presence_context(encounter: Encounter) -> dict[str, Any]:
-    """The campaign's players, each with whether a page of theirs follows the encounter."""
-    memberships = list(
-        encounter.campaign.memberships.select_related("user").order_by("user__username")
-    )
-    here = live.present_users(encounter, [m.user_id for m in memberships])
-    return {"players": [(m.user, m.user_id in here) for m in memberships]}
 
 
 # --- GM controls ---------------------------------------------------------------------------
@@ -601,11 +152,11 @@ def participant_add(request: HttpRequest, pk: int) -> HttpResponse:
         services.add_participants(
             encounter=encounter,
             characters=characters,
-            hidden=_flag(request.POST, "hidden"),
+            hidden=form_flag(request.POST, "hidden"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
@@ -615,19 +166,19 @@ def npc_copies_add(request: HttpRequest, pk: int) -> HttpResponse:
 
     def act() -> None:
         npc = Character.objects.filter(
-            campaign=encounter.campaign, is_npc=True, pk=_int(request.POST, "npc")
+            campaign=encounter.campaign, is_npc=True, pk=form_int(request.POST, "npc")
         ).first()
         if npc is None:
             raise services.CombatError("Choose one of the campaign's NPCs.")
         services.add_npc_copies(
             encounter=encounter,
             npc=npc,
-            count=_int(request.POST, "count") or 0,
-            hidden=_flag(request.POST, "hidden"),
+            count=form_int(request.POST, "count") or 0,
+            hidden=form_flag(request.POST, "hidden"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
@@ -638,25 +189,25 @@ def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> Ht
     def act() -> None:
         data = request.POST
         services.update_participant(
-            participant=_participant(encounter, participant_pk),
-            hidden=_flag(data, "hidden") if "hidden" in data else None,
+            participant=participant_in(encounter, participant_pk),
+            hidden=form_flag(data, "hidden") if "hidden" in data else None,
             hidden_shows=data.get("hidden_shows") if "hidden_shows" in data else None,
-            on_alert=_flag(data, "on_alert") if "on_alert" in data else None,
-            gm_order=_int(data, "gm_order", required=False),
-            itv=_int(data, "itv", required=False),
+            on_alert=form_flag(data, "on_alert") if "on_alert" in data else None,
+            gm_order=form_int(data, "gm_order", required=False),
+            itv=form_int(data, "itv", required=False),
             state=data.get("state") or None,
-            clear_conditions=_flag(data, "clear_conditions"),
+            clear_conditions=form_flag(data, "clear_conditions"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
 @require_POST
 def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.start_encounter(encounter=encounter, actor=request.user),
@@ -667,7 +218,7 @@ def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def encounter_initiative(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.roll_initiative(encounter=encounter, actor=request.user),
@@ -681,9 +232,9 @@ def _seen_turn(data: QueryDict) -> services.SeenTurn | None:
         return None
     countering = data.get("countering")
     return services.SeenTurn(
-        round=_int(data, "round") or 0,
-        turn=_int(data, "turn", required=False),
-        countering=None if countering is None else _flag(data, "countering"),
+        round=form_int(data, "round") or 0,
+        turn=form_int(data, "turn", required=False),
+        countering=None if countering is None else form_flag(data, "countering"),
     )
 
 
@@ -691,12 +242,12 @@ def _seen_turn(data: QueryDict) -> services.SeenTurn | None:
 @require_POST
 def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.next_turn(
             encounter=encounter,
-            include_skipped=_flag(request.POST, "include_skipped"),
+            include_skipped=form_flag(request.POST, "include_skipped"),
             seen=_seen_turn(request.POST),
             actor=request.user,
         ),
@@ -707,12 +258,12 @@ def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.set_turn(
             encounter=encounter,
-            participant=_participant(encounter, participant_pk),
+            participant=participant_in(encounter, participant_pk),
             actor=request.user,
         ),
     )
@@ -722,7 +273,7 @@ def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> Ht
 @require_POST
 def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.finish_encounter(encounter=encounter, actor=request.user),
@@ -733,7 +284,7 @@ def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def encounter_undo(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
-    return _respond(
+    return respond(
         request, encounter, lambda: services.undo_last(encounter=encounter, actor=request.user)
     )
 
@@ -745,16 +296,16 @@ def zone_adjust(request: HttpRequest, pk: int) -> HttpResponse:
 
     def act() -> None:
         zone = BodyZone.objects.filter(
-            pk=_int(request.POST, "zone"), character__combat_participants__encounter=encounter
+            pk=form_int(request.POST, "zone"), character__combat_participants__encounter=encounter
         ).first()
         if zone is None:
             raise services.CombatError("Choose a zone of someone in this fight.")
-        amount = _int(request.POST, "amount") or 0
+        amount = form_int(request.POST, "amount") or 0
         if request.POST.get("direction") == "heal":
             amount = -abs(amount)
         services.adjust_zone(encounter=encounter, zone=zone, amount=amount, actor=request.user)
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 # --- Anyone's own actions ------------------------------------------------------------------
@@ -767,7 +318,7 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
 
     def act() -> None:
         data = request.POST
-        attacker = _participant(encounter, _int(data, "attacker"))
+        attacker = participant_in(encounter, form_int(data, "attacker"))
         if not attacker.is_controlled_by(request.user):
             raise PermissionDenied("You can only act for your own characters.")
         # One select carries "target:zone" so the form works without JavaScript.
@@ -775,9 +326,9 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
         if len(target_zone) != 2 or None in target_zone:
             raise services.CombatError("Choose a target and a body zone.")
         target_pk, zone_pk = target_zone
-        target = _participant(encounter, target_pk)
+        target = participant_in(encounter, target_pk)
         zone = BodyZone.objects.filter(pk=zone_pk, character=target.character).first()
-        weapon_pk = _int(data, "weapon", required=False)
+        weapon_pk = form_int(data, "weapon", required=False)
         weapon = None
         if weapon_pk is not None:
             weapon = Weapon.objects.filter(pk=weapon_pk, character=attacker.character).first()
@@ -790,18 +341,18 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
             action=data.get("action", ""),
             zone=zone,
             weapon=weapon,
-            counterattack=_flag(data, "counterattack"),
+            counterattack=form_flag(data, "counterattack"),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
+    return respond(request, encounter, act)
 
 
 @login_required
 @require_POST
 def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
-    return _respond(
+    return respond(
         request,
         declaration.encounter,
         lambda: services.declare_defense(
@@ -814,12 +365,12 @@ def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
-    return _respond(
+    return respond(
         request,
         declaration.encounter,
         lambda: services.resolve(
             declaration=declaration,
-            roll=_int(request.POST, "roll", required=False),
+            roll=form_int(request.POST, "roll", required=False),
             actor=request.user,
         ),
     )
@@ -829,7 +380,7 @@ def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
-    return _respond(
+    return respond(
         request,
         declaration.encounter,
         lambda: services.cancel_declaration(declaration=declaration, actor=request.user),
@@ -840,12 +391,12 @@ def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
-    return _respond(
+    return respond(
         request,
         encounter,
         lambda: services.stamina_check(
-            participant=_participant(encounter, participant_pk),
-            roll=_int(request.POST, "roll", required=False),
+            participant=participant_in(encounter, participant_pk),
+            roll=form_int(request.POST, "roll", required=False),
             difficulty=_stamina_difficulty(request.POST),
             actor=request.user,
         ),
@@ -855,8 +406,8 @@ def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> H
 def _stamina_difficulty(data: QueryDict) -> int | None:
     """The GM's DIF from the Stamina form: a number typed in wins over the category picked;
     neither (a player's form has no such fields) leaves the default, Moderate 20."""
-    typed = _int(data, "difficulty_number", required=False)
-    return typed if typed is not None else _int(data, "difficulty", required=False)
+    typed = form_int(data, "difficulty_number", required=False)
+    return typed if typed is not None else form_int(data, "difficulty", required=False)
 
 
 @login_required
@@ -866,100 +417,13 @@ def roll_fate(request: HttpRequest, pk: int) -> HttpResponse:
     encounter = entry.encounter
 
     def act() -> None:
-        spender = _participant(encounter, _int(request.POST, "spender"))
+        spender = participant_in(encounter, form_int(request.POST, "spender"))
         services.spend_fate(
             entry=entry,
             spender=spender,
             action=request.POST.get("action", ""),
-            roll=_int(request.POST, "roll", required=False),
+            roll=form_int(request.POST, "roll", required=False),
             actor=request.user,
         )
 
-    return _respond(request, encounter, act)
-
-
-def presence_panel(encounter: Encounter, user: Any) -> str | None:
-    """Who is connected, for the live feed: the GM's page only."""
-    if not encounter.campaign.is_gm(user):
-        return None
-    from django.template.loader import render_to_string
-
-    return render_to_string(f"{PAGE}#presence", presence_context(encounter))
-
-
-_LINE_BREAKS = re.compile(r"\s*\n\s*")
-
-
-class LiveTracker:
-    """What the live feed draws after an event: the encounter loaded once
-    (:func:`load_state`), then the tracker once per audience. The audiences: the GM; the
-    players who own no hidden participant, all sharing one render (hidden numbers masked, each
-    player's controls switched on in their browser); and, each on their own, a player whose
-    character is hidden in the fight (they see its numbers) or who was in the latest roll
-    against a hidden participant (the result card tells them what the others may not read).
-
-    The tracker carries no CSRF token (the page's ``<body hx-headers>`` sends it with every
-    htmx request), so one render serves every stream of its audience."""
-
-    def __init__(self, encounter: Encounter) -> None:
-        self.state = load_state(encounter)
-        self._renders: dict[Hashable, dict[str, str]] = {}
-        self._encoded: dict[Hashable, list[str]] = {}
-        self.gm_id = encounter.campaign.gm_id
-        hidden = self.state.hidden
-        secret = set()
-        latest = self.state.log[0] if self.state.log else None
-        if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL:
-            involves = set(latest.payload.get("involves", []))
-            if involves & hidden:
-                secret = involves
-        # Players who see more than the shared render shows.
-        self.own_audience = {
-            p.character.owner_id
-            for p in self.state.participants
-            if (p.pk in hidden or p.pk in secret) and p.character.owner_id != self.gm_id
-        }
-
-    def audience(self, user: Any) -> Hashable:
-        if user.pk is not None and user.pk < 0:
-            return "display"  # every table display of the fight (combat/display.py)
-        if user.pk == self.gm_id or user.pk in self.own_audience:
-            return ("viewer", user.pk)
-        return "players"
-
-    def hidden_for(self, user: Any) -> set[int]:
-        return access.hidden_ids(self.state.encounter, user, self.state.participants)
-
-    def panels(self, user: Any) -> dict[str, str]:
-        from django.template.loader import render_to_string
-
-        key = self.audience(user)
-        if key == "display" and key not in self._renders:
-            from combat.display import board_html
-
-            self._renders[key] = {"tracker": _LINE_BREAKS.sub(" ", board_html(self.state)).strip()}
-        if key not in self._renders:
-            shared = key == "players"
-            context = view_context(self.state, user, shared=shared)
-            html = render_to_string(
-                f"{PAGE}#tracker", {**context, "user": user, "live_fragment": True}
-            )
-            # One line: an SSE event gets a "data:" line per line of HTML, each read and
-            # joined again by every browser. The tracker holds no <pre> or <textarea>, so a
-            # line break and its indent are the same white space as one blank.
-            self._renders[key] = {"tracker": _LINE_BREAKS.sub(" ", html).strip()}
-        return self._renders[key]
-
-    def encoded(self, user: Any) -> list[str]:
-        """The panels as server-sent events, encoded once per audience."""
-        key = self.audience(user)
-        if key not in self._encoded:
-            self._encoded[key] = [
-                live.Message(event, html).encode() for event, html in self.panels(user).items()
-            ]
-        return self._encoded[key]
-
-
-def tracker_panels(encounter: Encounter, user: Any) -> dict[str, str]:
-    """The tracker panel as the live feed sends it to ``user``: ``{"tracker": html}``."""
-    return LiveTracker(encounter).panels(user)
+    return respond(request, encounter, act)

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import services
-from combat.api.base import _responses, _run
+from combat.api.base import documented_responses, run_service
 from combat.api.serializers import (
     DeclarationSerializer,
     DefenseSerializer,
@@ -70,11 +70,11 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
                 raise serializers.ValidationError(checked.errors)
             data = dict(checked.validated_data)
         try:
-            return _run(fn, declaration=pk, actor=self.request.user, **args(data))
+            return run_service(fn, declaration=pk, actor=self.request.user, **args(data))
         except Declaration.DoesNotExist as exc:
             raise Http404(NOT_FOUND) from exc
 
-    @extend_schema(request=DefenseSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=DefenseSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def defense(self, request: Request, pk: str) -> Response:
         """Dodge, parry or block: the target's player, or the GM."""
@@ -84,7 +84,7 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
             )
         )
 
-    @extend_schema(request=RollSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=RollSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def roll(self, request: Request, pk: str) -> Response:
         """Roll and resolve: server dice, or the typed value of physical dice. Resolves
@@ -93,7 +93,7 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
             self._act(services.resolve, RollSerializer, lambda d: {"roll": d.get("roll")})
         )
 
-    @extend_schema(request=None, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str) -> Response:
         """Call the attack off (its attacker's player, or the GM)."""
@@ -111,7 +111,7 @@ class RollViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
             encounter__in=Encounter.objects.for_user(self.request.user), roll__isnull=False
         ).select_related("encounter__campaign", "actor", "declaration")
 
-    @extend_schema(request=FateSerializer, responses=_responses(FateResultSerializer))
+    @extend_schema(request=FateSerializer, responses=documented_responses(FateResultSerializer))
     @action(detail=True, methods=["post"])
     def fate(self, request: Request, pk: str) -> Response:
         """Spend 1 Fate of your character to re-roll or revoke this roll, while no later
@@ -132,7 +132,7 @@ class RollViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
                 {"spender": "Say whose Fate to spend." if mine else "You have no one here."}
             )
         spender.encounter = entry.encounter
-        fate_entry, new = _run(
+        fate_entry, new = run_service(
             services.spend_fate,
             entry=entry,
             spender=spender,

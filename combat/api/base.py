@@ -28,7 +28,7 @@ class NotAllowedNow(APIException):
     default_code = "invalid"
 
 
-def _run(fn: Any, **kwargs: Any) -> Any:
+def run_service(fn: Any, **kwargs: Any) -> Any:
     try:
         return fn(**kwargs)
     except services.CombatConflict as exc:
@@ -37,14 +37,14 @@ def _run(fn: Any, **kwargs: Any) -> Any:
         raise NotAllowedNow(str(exc)) from exc
 
 
-def _hidden(request: Request, encounter: Encounter) -> set[int]:
+def hidden_for(request: Request, encounter: Encounter) -> set[int]:
     cache: dict[int, set[int]] = request.__dict__.setdefault("_combat_hidden", {})
     if encounter.pk not in cache:
         cache[encounter.pk] = access.hidden_ids(encounter, request.user)
     return cache[encounter.pk]
 
 
-def _responses(ok: Any, code: int = 200) -> dict[int, Any]:
+def documented_responses(ok: Any, code: int = 200) -> dict[int, Any]:
     return {
         code: ok,
         400: OpenApiResponse(description="Not possible now, or invalid input (with the reason)."),

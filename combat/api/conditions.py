@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from combat import access, record, services
 from combat import conditions as rules_of_conditions
-from combat.api.base import _responses, _run
+from combat.api.base import documented_responses, run_service
 from combat.api.serializers import LogEntrySerializer
 from combat.models import Encounter, Participant
 from sheets import fields
@@ -119,24 +119,26 @@ class ConditionViewSet(viewsets.GenericViewSet[Any]):
     def _participant(self) -> Participant:
         return get_object_or_404(self.get_queryset(), pk=self.kwargs["participant_pk"])
 
-    @extend_schema(responses=_responses(ConditionSerializer(many=True)))
+    @extend_schema(responses=documented_responses(ConditionSerializer(many=True)))
     def list(self, request: Request, participant_pk: str) -> Response:
         return Response(ConditionSerializer(conditions_of(self._participant()), many=True).data)
 
     @extend_schema(
-        request=ConditionAddSerializer, responses=_responses(LogEntrySerializer, code=201)
+        request=ConditionAddSerializer, responses=documented_responses(LogEntrySerializer, code=201)
     )
     def create(self, request: Request, participant_pk: str) -> Response:
         """Add a condition (GM only). The same name again replaces it with the new duration."""
         p = self._participant()
         body = ConditionAddSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = _run(
+        entry = run_service(
             services.add_condition, participant=p, actor=request.user, **body.validated_data
         )
         return Response(LogEntrySerializer(entry, context={"request": request}).data, status=201)
 
-    @extend_schema(request=ConditionRemoveSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(
+        request=ConditionRemoveSerializer, responses=documented_responses(LogEntrySerializer)
+    )
     @action(detail=False, methods=["post"])
     def remove(self, request: Request, participant_pk: str) -> Response:
         """Remove one condition by its key (GM only); "unconscious" or "dying" sets the
@@ -144,7 +146,7 @@ class ConditionViewSet(viewsets.GenericViewSet[Any]):
         p = self._participant()
         body = ConditionRemoveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = _run(
+        entry = run_service(
             services.remove_condition,
             participant=p,
             key=body.validated_data["key"],

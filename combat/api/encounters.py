@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import access, services
-from combat.api.base import IsGMOrReadOnly, NotAllowedNow, _responses, _run
+from combat.api.base import IsGMOrReadOnly, NotAllowedNow, documented_responses, run_service
 from combat.api.serializers import (
     AdjustSerializer,
     DeclarationSerializer,
@@ -33,7 +33,7 @@ from combat.api.serializers import (
     ParticipantSerializer,
     StrikeResultSerializer,
     StrikeSerializer,
-    _participants,
+    encounter_participants,
 )
 from combat.models import (
     CombatLogEntry,
@@ -77,7 +77,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         campaign = serializer.validated_data["campaign"]
         if not campaign.is_gm(self.request.user):
             raise DRFPermissionDenied("Only the campaign's GM runs encounters.")
-        encounter, _ = _run(
+        encounter, _ = run_service(
             services.create_encounter,
             campaign=campaign,
             name=serializer.validated_data["name"],
@@ -98,7 +98,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: Encounter) -> None:
-        _run(services.delete_encounter, encounter=instance, actor=self.request.user)
+        run_service(services.delete_encounter, encounter=instance, actor=self.request.user)
 
     def _encounter(self, write: bool = False) -> Encounter:
         pk = parse_id(str(self.kwargs["pk"]))
@@ -113,7 +113,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
     @extend_schema(
         methods=["POST"],
         request=ParticipantsAddSerializer,
-        responses=_responses(LogEntrySerializer, 201),
+        responses=documented_responses(LogEntrySerializer, 201),
         description="Add campaign characters, or `count` copies of an NPC (each its own "
         "sheet with its own wounds, armor and weapons). GM only.",
     )
@@ -124,7 +124,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         if request.method == "GET":
             encounter = self._encounter()
             data = ParticipantSerializer(
-                _participants(encounter), many=True, context={"request": request}
+                encounter_participants(encounter), many=True, context={"request": request}
             ).data
             return Response(data)
         encounter = self._encounter(write=True)
@@ -135,7 +135,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
             npc = Character.objects.filter(campaign=encounter.campaign, pk=data["npc"]).first()
             if npc is None:
                 raise serializers.ValidationError({"npc": "No such NPC in this campaign."})
-            entry = _run(
+            entry = run_service(
                 services.add_npc_copies,
                 encounter=encounter,
                 npc=npc,
@@ -149,7 +149,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
             )
             if len(characters) != len(set(data["characters"])):
                 raise serializers.ValidationError({"characters": "Not all are in this campaign."})
-            entry = _run(
+            entry = run_service(
                 services.add_participants,
                 encounter=encounter,
                 characters=characters,
@@ -158,21 +158,25 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
             )
         return self._entry(entry, 201)
 
-    @extend_schema(request=None, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str) -> Response:
         """Roll missing ITVs, order the initiative and begin round 1. GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(_run(services.start_encounter, encounter=encounter, actor=request.user))
+        return self._entry(
+            run_service(services.start_encounter, encounter=encounter, actor=request.user)
+        )
 
-    @extend_schema(request=None, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def initiative(self, request: Request, pk: str) -> Response:
         """Order the initiative again (after on-alert or tie-break changes). GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(_run(services.roll_initiative, encounter=encounter, actor=request.user))
+        return self._entry(
+            run_service(services.roll_initiative, encounter=encounter, actor=request.user)
+        )
 
-    @extend_schema(request=NextTurnSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=NextTurnSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"], url_path="next-turn")
     def next_turn(self, request: Request, pk: str) -> Response:
         """Pass the turn (the GM, or whoever is acting); queued counterattacks come before
@@ -180,7 +184,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         encounter = self._encounter()
         body = NextTurnSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = _run(
+        entry = run_service(
             services.next_turn,
             encounter=encounter,
             include_skipped=body.validated_data["include_skipped"],
@@ -189,21 +193,23 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         )
         return self._entry(entry)
 
-    @extend_schema(request=None, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def undo(self, request: Request, pk: str) -> Response:
         """Undo the last action still in force, with a compensating entry. GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(_run(services.undo_last, encounter=encounter, actor=request.user))
+        return self._entry(run_service(services.undo_last, encounter=encounter, actor=request.user))
 
-    @extend_schema(request=None, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def finish(self, request: Request, pk: str) -> Response:
         """End the fight; open attacks are called off. GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(_run(services.finish_encounter, encounter=encounter, actor=request.user))
+        return self._entry(
+            run_service(services.finish_encounter, encounter=encounter, actor=request.user)
+        )
 
-    @extend_schema(request=AdjustSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=AdjustSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def adjust(self, request: Request, pk: str) -> Response:
         """The GM's manual damage (positive) or healing (negative) on a zone."""
@@ -215,7 +221,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         ).first()
         if zone is None:
             raise serializers.ValidationError({"zone": "No such zone in this encounter."})
-        entry = _run(
+        entry = run_service(
             services.adjust_zone,
             encounter=encounter,
             zone=zone,
@@ -224,7 +230,9 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         )
         return self._entry(entry)
 
-    @extend_schema(request=DeclareSerializer, responses=_responses(DeclarationSerializer, 201))
+    @extend_schema(
+        request=DeclareSerializer, responses=documented_responses(DeclarationSerializer, 201)
+    )
     @action(detail=True, methods=["post"])
     def attacks(self, request: Request, pk: str) -> Response:
         """Declare an attack: attacker, target, zone, weapon, strike mode or maneuver. For
@@ -267,7 +275,9 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
             "actor": self.request.user,
         }
 
-    @extend_schema(request=StrikeSerializer, responses=_responses(StrikeResultSerializer, 201))
+    @extend_schema(
+        request=StrikeSerializer, responses=documented_responses(StrikeResultSerializer, 201)
+    )
     @action(detail=True, methods=["post"])
     def strike(self, request: Request, pk: str) -> Response:
         """A whole strike in one call, for table dice: declare the attack, record the target's
@@ -333,7 +343,7 @@ FIELD_ERRORS: dict[str, Any] = {
 def _declared(fn: Any, **kwargs: Any) -> Any:
     """:func:`~combat.api.base._run` for a declaration: an input at fault is a 400 naming it."""
     try:
-        return _run(fn, **kwargs)
+        return run_service(fn, **kwargs)
     except Encounter.DoesNotExist as exc:
         raise Http404("No such encounter.") from exc
     except NotAllowedNow as exc:

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import services
-from combat.api.base import NotAllowedNow, _responses, _run
+from combat.api.base import NotAllowedNow, documented_responses, run_service
 from combat.api.serializers import (
     LogEntrySerializer,
     ParticipantSerializer,
@@ -36,7 +36,9 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
             encounter__in=Encounter.objects.for_user(self.request.user)
         ).select_related("character__owner", "encounter__campaign")
 
-    @extend_schema(request=ParticipantUpdateSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(
+        request=ParticipantUpdateSerializer, responses=documented_responses(LogEntrySerializer)
+    )
     @action(detail=True, methods=["post"], url_path="update")
     def update_state(self, request: Request, pk: str) -> Response:
         """Hide or show numbers, on alert, tie-break order, ITV, state, clear conditions.
@@ -44,7 +46,7 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
         participant = self.get_object()
         body = ParticipantUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = _run(
+        entry = run_service(
             services.update_participant,
             participant=participant,
             actor=request.user,
@@ -52,7 +54,7 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
         )
         return Response(LogEntrySerializer(entry, context={"request": request}).data)
 
-    @extend_schema(request=StaminaSerializer, responses=_responses(LogEntrySerializer))
+    @extend_schema(request=StaminaSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def stamina(self, request: Request, pk: str) -> Response:
         """The Stamina test a grievous wound or a stun calls for (failure: unconscious),
@@ -61,7 +63,7 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
         body = StaminaSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            entry = _run(
+            entry = run_service(
                 services.stamina_check,
                 participant=participant,
                 roll=body.validated_data.get("roll"),

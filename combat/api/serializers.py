@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from combat import services, wound_words
-from combat.api.base import _hidden
+from combat.api.base import hidden_for
 from combat.models import (
     DEFENSE_MODES,
     MANEUVERS,
@@ -87,7 +87,7 @@ class ParticipantSerializer(serializers.ModelSerializer[Participant]):
 
     @extend_schema_field(NumbersSerializer(allow_null=True))
     def get_numbers(self, obj: Participant) -> dict[str, Any] | None:
-        if obj.pk in _hidden(self.context["request"], obj.encounter):
+        if obj.pk in hidden_for(self.context["request"], obj.encounter):
             return None
         c = obj.character
         return {
@@ -105,7 +105,7 @@ class ParticipantSerializer(serializers.ModelSerializer[Participant]):
     def get_wounds_in_words(self, obj: Participant) -> str | None:
         # The one hidden rule decides who is kept from the numbers; the GM's choice decides
         # whether those viewers get the word.
-        if obj.pk not in _hidden(self.context["request"], obj.encounter):
+        if obj.pk not in hidden_for(self.context["request"], obj.encounter):
             return None
         if obj.hidden_shows != Participant.HiddenShows.WORDS:
             return None
@@ -171,7 +171,7 @@ class DeclarationSerializer(serializers.ModelSerializer[Declaration]):
         data = super().to_representation(instance)
         data["defense"] = instance.defense or None
         # A hidden attacker's weapon is one of its numbers (docs/security.md).
-        if instance.attacker_id in _hidden(self.context["request"], instance.encounter):
+        if instance.attacker_id in hidden_for(self.context["request"], instance.encounter):
             data["weapon"] = None
         return data
 
@@ -181,7 +181,7 @@ class DeclarationSerializer(serializers.ModelSerializer[Declaration]):
     def get_odds(self, obj: Declaration) -> dict[str, Any] | None:
         if obj.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
             return None
-        return services.odds_for_viewer(obj, _hidden(self.context["request"], obj.encounter))
+        return services.odds_for_viewer(obj, hidden_for(self.context["request"], obj.encounter))
 
 
 class LogEntrySerializer(serializers.ModelSerializer[CombatLogEntry]):
@@ -215,16 +215,16 @@ class LogEntrySerializer(serializers.ModelSerializer[CombatLogEntry]):
         read_only_fields = fields
 
     def _redacted(self, obj: CombatLogEntry) -> bool:
-        return obj.hides_numbers(_hidden(self.context["request"], obj.encounter))
+        return obj.hides_numbers(hidden_for(self.context["request"], obj.encounter))
 
     @extend_schema_field({"type": "integer", "nullable": True, "minimum": 1, "maximum": 100})
     def get_roll(self, obj: CombatLogEntry) -> int | None:
-        return obj.roll_for(_hidden(self.context["request"], obj.encounter))
+        return obj.roll_for(hidden_for(self.context["request"], obj.encounter))
 
     @extend_schema_field(OpenApiTypes.STR)
     def get_text(self, obj: CombatLogEntry) -> str:
         return obj.text_for(
-            self.context["request"].user, _hidden(self.context["request"], obj.encounter)
+            self.context["request"].user, hidden_for(self.context["request"], obj.encounter)
         )
 
     @extend_schema_field({"type": "object", "nullable": True})
@@ -290,14 +290,16 @@ class EncounterDetailSerializer(EncounterSerializer):
 
     @extend_schema_field(ParticipantSerializer(many=True))
     def get_participants(self, obj: Encounter) -> Any:
-        return ParticipantSerializer(_participants(obj), many=True, context=self.context).data
+        return ParticipantSerializer(
+            encounter_participants(obj), many=True, context=self.context
+        ).data
 
     @extend_schema_field(DeclarationSerializer(many=True))
     def get_attacks(self, obj: Encounter) -> Any:
         return DeclarationSerializer(list(_open_attacks(obj)), many=True, context=self.context).data
 
 
-def _participants(encounter: Encounter) -> list[Participant]:
+def encounter_participants(encounter: Encounter) -> list[Participant]:
     ps = list(
         encounter.participants.select_related("character__owner").prefetch_related(
             "character__zones", "character__weapons"

@@ -30,7 +30,7 @@ def _token(context: template.Context) -> str | None:
 
 @register.simple_tag(takes_context=True)
 def tracker_row(context: template.Context, row: Any, counter: int) -> SafeString:
-    """``row`` (a :class:`combat.views.Row`), the ``counter``-th of the initiative order. Its
+    """``row`` (a :class:`combat.tracker.Row`), the ``counter``-th of the initiative order. Its
     numbers are among its values only when the viewer may see them (``row.show``)."""
     p = row.p
     show = row.show

@@ -193,7 +193,7 @@ def documented(
     )
 
 
-_NEVER_MIXED = "typed-in dice are never mixed with server dice"
+NEVER_MIXED = "typed-in dice are never mixed with server dice"
 
 
 def every_side_typed_in(
@@ -208,7 +208,7 @@ def every_side_typed_in(
         name: {
             field: [
                 f"Type this side's {field} too: the rest of the roll is typed in, and "
-                f"{_NEVER_MIXED}."
+                f"{NEVER_MIXED}."
             ]
         }
         for name, side in sides.items()

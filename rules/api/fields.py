@@ -89,11 +89,11 @@ class OgsDieField(serializers.Field[Any, Any, Any, Any]):
         return f"d{value}"
 
 
-def _ogs_dice(**kwargs: Any) -> DiceListField:
+def ogs_dice_field(**kwargs: Any) -> DiceListField:
     return DiceListField(child=OgsDieField(), max_length=ogs.MAX_DICE, **kwargs)
 
 
-def _faces(high: int, **kwargs: Any) -> serializers.ListField:
+def faces_field(high: int, **kwargs: Any) -> serializers.ListField:
     return serializers.ListField(
         child=WholeNumberField(min_value=1, max_value=high), max_length=ogs.MAX_DICE, **kwargs
     )

@@ -25,9 +25,9 @@ from rules.api.fields import (
     OgsDieField,
     StrictBooleanField,
     WholeNumberField,
-    _faces,
-    _ogs_dice,
     exact_twin,
+    faces_field,
+    ogs_dice_field,
     probability_map,
 )
 from rules.engine import RulesError, ogs
@@ -38,17 +38,17 @@ from sheets import fields
 
 
 class OgsRollRequestSerializer(fields.StrictSerializer):
-    dice = _ogs_dice(
+    dice = ogs_dice_field(
         min_length=2,
         help_text="Stat die, skill (or force) die, then any enhancement dice: ['d4', 'd8', 'd8'].",
     )
-    values = _faces(
+    values = faces_field(
         12,
         required=False,
         allow_null=True,
         help_text="Faces already rolled, one per die in order; leave out to let the server roll.",
     )
-    rerolls = _faces(
+    rerolls = faces_field(
         12,
         required=False,
         allow_null=True,
@@ -147,7 +147,7 @@ class OgsCheckView(RulesView):
 
 
 class OgsCheckOddsRequestSerializer(fields.StrictSerializer):
-    dice = _ogs_dice(min_length=1, help_text="Dice, e.g. dice=d4,d8,d8.")
+    dice = ogs_dice_field(min_length=1, help_text="Dice, e.g. dice=d4,d8,d8.")
     flat = WholeNumberField(min_value=-100, max_value=100, default=0, help_text="Flat bonus.")
     difficulty = WholeNumberField(
         min_value=0, max_value=1000, required=False, allow_null=True, help_text="Target total."
@@ -319,8 +319,8 @@ class OgsOpposedOddsView(RulesView):
 
 
 class OgsOpenRequestSerializer(fields.StrictSerializer):
-    dice = _ogs_dice(min_length=1, help_text="Any dice, e.g. ['d6', 'd6'].")
-    values = _faces(12, required=False, allow_null=True, help_text="Faces already rolled.")
+    dice = ogs_dice_field(min_length=1, help_text="Any dice, e.g. ['d6', 'd6'].")
+    values = faces_field(12, required=False, allow_null=True, help_text="Faces already rolled.")
     flat = WholeNumberField(min_value=-100, max_value=100, default=0, help_text="Flat bonus.")
     odds = StrictBooleanField(default=False, help_text="Add the exact distribution of the total.")
     campaign = campaign_field()
@@ -365,7 +365,7 @@ class OgsOpenView(RulesView):
 
 
 class OgsIncreaseRequestSerializer(fields.StrictSerializer):
-    dice = _ogs_dice(min_length=1, help_text="The dice before the increase.")
+    dice = ogs_dice_field(min_length=1, help_text="The dice before the increase.")
     stages = WholeNumberField(min_value=0, max_value=100, help_text="Steps of the one effect.")
     open = StrictBooleanField(
         default=False, help_text="An open roll: every die is raised, not just one."

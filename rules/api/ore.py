@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from rules.api.base import (
-    _NEVER_MIXED,
+    NEVER_MIXED,
     RulesView,
     campaign_field,
     documented,
@@ -516,7 +516,7 @@ class OreCooperateRequestSerializer(fields.StrictSerializer):
             missing = [m.get("dice") is None for m in members]
             if any(missing):
                 message = (
-                    f"Type this member's dice too: the others' are typed in, and {_NEVER_MIXED}."
+                    f"Type this member's dice too: the others' are typed in, and {NEVER_MIXED}."
                 )
                 raise serializers.ValidationError(
                     {"members": [{"dice": [message]} if m else {} for m in missing]}

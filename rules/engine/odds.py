@@ -23,7 +23,15 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 
 from rules.engine import dice
-from rules.engine.omg_check import DIF_MAX, DIF_MIN, PRO_MAX, PRO_MIN, Degree, _degree, _second_hit
+from rules.engine.omg_check import (
+    DIF_MAX,
+    DIF_MIN,
+    PRO_MAX,
+    PRO_MIN,
+    Degree,
+    checked_degree,
+    checked_second_hit,
+)
 from rules.engine.omg_combat import (
     Attacker,
     Defender,
@@ -83,8 +91,8 @@ def _check_odds(p: int, d: int) -> CheckOdds:
     counts = dict.fromkeys(Degree, 0)
     second = 0
     for r in dice.D100_FACES:
-        counts[_degree(r, p, d)] += 1
-        second += _second_hit(r, p, d)[1]
+        counts[checked_degree(r, p, d)] += 1
+        second += checked_second_hit(r, p, d)[1]
     hits = sum(n for degree, n in counts.items() if degree.success)
     return CheckOdds(p, d, MappingProxyType(counts), hits, second)
 
@@ -153,13 +161,13 @@ def strike_odds(attacker: Attacker, defender: Defender) -> StrikeOdds:
     for r in dice.D100_FACES:
         chain = chains[_SUMS[r]]
         damage = 0
-        if _degree(r, p, d).success:
+        if checked_degree(r, p, d).success:
             first[chain[0][2]] += 1
             damage = chain[0][2]
         else:
             first_miss += 1
             first[0] += 1
-        if has_second and _second_hit(r, p, d)[1]:
+        if has_second and checked_second_hit(r, p, d)[1]:
             second[chain[1][2]] += 1
             damage += chain[1][2]
         else:

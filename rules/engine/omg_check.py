@@ -160,8 +160,9 @@ def _require_pvd(pro_value: object, dif_value: object) -> tuple[int, int]:
     )
 
 
-def _degree(r: int, p: int, d: int) -> Degree:
-    # The ordered rule (docs/rules.md): epic beats doubles, doubles beat plain.
+def checked_degree(r: int, p: int, d: int) -> Degree:
+    """:func:`degree_of` for numbers already checked (the odds' hot loops)."""
+    # The ordered rule of RULES.md: epic beats doubles, doubles beat plain.
     if r == p:
         return Degree.EPIC_SUCCESS
     if r == d:
@@ -184,12 +185,14 @@ def degree_of(roll: int, pro_value: int, dif_value: int) -> Degree:
     ['DrF', 'EpF', 'DrS', 'EpS', 'SwS', 'SwS']
     """
     p, d = _require_pvd(pro_value, dif_value)
-    return _degree(dice.require_roll(roll), p, d)
+    return checked_degree(dice.require_roll(roll), p, d)
 
 
-def _second_hit(r: int, p: int, d: int) -> tuple[int, bool]:
+def checked_second_hit(r: int, p: int, d: int) -> tuple[int, bool]:
+    """The reversed roll and whether it hits (:func:`second_hit`), for numbers already
+    checked."""
     rev = (r % 10 * 10 + r % 100 // 10) or 100
-    return rev, _degree(r, p, d).success and d < rev <= p
+    return rev, checked_degree(r, p, d).success and d < rev <= p
 
 
 def second_hit(roll: int, pro_value: int, dif_value: int) -> SecondHit:
@@ -205,7 +208,7 @@ def second_hit(roll: int, pro_value: int, dif_value: int) -> SecondHit:
     SecondHit(roll=28, hit=False)
     """
     p, d = _require_pvd(pro_value, dif_value)
-    rev, hit = _second_hit(dice.require_roll(roll), p, d)
+    rev, hit = checked_second_hit(dice.require_roll(roll), p, d)
     return SecondHit(rev, hit)
 
 
@@ -321,19 +324,21 @@ def check(
         return _given(pro_value, dif_value, roll, fast)
     p, d = _require_pvd(pro_value, dif_value)
     fast = require_flag("fast", fast)
-    return _read(p, d, _resolve_roll(roll, rng), fast)
+    return _read(p, d, resolve_roll(roll, rng), fast)
 
 
 def _read(p: int, d: int, r: int, fast: bool) -> CheckResult:
-    second = SecondHit(*_second_hit(r, p, d)) if fast else None
-    return CheckResult(r, p, d, _degree(r, p, d), dice.digit_sum(r), second)
+    second = SecondHit(*checked_second_hit(r, p, d)) if fast else None
+    return CheckResult(r, p, d, checked_degree(r, p, d), dice.digit_sum(r), second)
 
 
 # At most 46 PROs x 46 DIFs x 100 rolls x 2 readings exist; the table keeps the recent ones.
 _given = lru_cache(maxsize=8192)(_read)
 
 
-def _resolve_roll(roll: int | None, rng: random.Random | None) -> int:
+def resolve_roll(roll: int | None, rng: random.Random | None) -> int:
+    """The d100 a check reads: ``roll`` when the dice were rolled at the table (checked to be
+    1..100), else one rolled with ``rng``."""
     rng = require_rng(rng)
     if roll is not None:
         return dice.require_roll(roll)

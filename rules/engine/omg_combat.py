@@ -25,7 +25,7 @@ from typing import Any
 
 from rules.engine import dice
 from rules.engine.errors import InvalidChoice, RulesError
-from rules.engine.omg_check import CheckResult, Degree, _resolve_roll, check, dif, pro, score
+from rules.engine.omg_check import CheckResult, Degree, check, dif, pro, resolve_roll, score
 
 __all__ = [
     "DEFENSE_APTITUDE",
@@ -401,7 +401,7 @@ def strike(
     (2, 0)
     """
     p, d = attacker.pro, defender.dif
-    result = check(p, d, _resolve_roll(roll, rng), fast=attacker.fast)
+    result = check(p, d, resolve_roll(roll, rng), fast=attacker.fast)
     attacks: list[tuple[int, bool]] = []
     if result.success:
         attacks.append((result.roll, False))
@@ -546,7 +546,7 @@ def maneuver(
     dice.require_int("ARM", arm, 0, 5)
     dice.require_int("ARM bonus", arm_bonus, 0, 5)
 
-    result = check(p, d, _resolve_roll(roll, rng))
+    result = check(p, d, resolve_roll(roll, rng))
     disciplined = defense_melee > 0
     # The defense's effect does not depend on what the maneuver does, only on the defense
     # and the roll, as for a strike (docs/rules.md, "Maneuvers").

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from rules.engine.errors import FateError, InvalidChoice
-from rules.engine.omg_check import CheckResult, _resolve_roll, check
+from rules.engine.omg_check import CheckResult, check, resolve_roll
 
 __all__ = ["FateAction", "FateOutcome", "RollHistory", "RollRecord", "spend_fate"]
 
@@ -109,7 +109,7 @@ def spend_fate(
     replacement: RollRecord | None = None
     if act is FateAction.REROLL:
         old = latest.check
-        result = check(old.pro, old.dif, _resolve_roll(new_roll, rng), fast=old.second is not None)
+        result = check(old.pro, old.dif, resolve_roll(new_roll, rng), fast=old.second is not None)
         replacement = RollRecord(new_key or f"{key}/reroll", result, latest.roller)
         if any(r.key == replacement.key for r in records):
             raise InvalidChoice(f"roll {replacement.key!r} is already in the history")

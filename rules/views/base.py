@@ -78,7 +78,7 @@ def _fraction(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 
 
-def _prob(p: Fraction | None) -> dict[str, str] | None:
+def shown_prob(p: Fraction | None) -> dict[str, str] | None:
     """A probability for the page: a percentage and the exact fraction."""
     return None if p is None else {"percent": _percent(p), "exact": _fraction(p)}
 
@@ -87,16 +87,16 @@ def _prob(p: Fraction | None) -> dict[str, str] | None:
 # Form helpers
 
 # ASCII digits: \d also matches other scripts' digits, which int() would quietly read.
-_NUMBERS = re.compile(r"-?[0-9]+")
+NUMBERS = re.compile(r"-?[0-9]+")
 
 
-def _numbers(text: str, field: str) -> list[int] | None:
+def parse_numbers(text: str, field: str) -> list[int] | None:
     """Dice typed in as "1 4 6" or "1, 4, 6"; None when left empty."""
     text = text.strip()
     if not text:
         return None
     parts = re.split(r"[\s,]+", text)
-    if len(parts) > 20 or not all(_NUMBERS.fullmatch(p) for p in parts):
+    if len(parts) > 20 or not all(NUMBERS.fullmatch(p) for p in parts):
         raise forms.ValidationError(f"Type the {field} as whole numbers separated by spaces.")
     return [int(p) for p in parts]
 

@@ -10,7 +10,7 @@ from django import forms
 
 from rules.api.base import server_rng
 from rules.engine import RulesError, ogs
-from rules.views.base import DiceForm, Tool, _numbers, _prob, bar_chart
+from rules.views.base import DiceForm, Tool, bar_chart, parse_numbers, shown_prob
 
 # ---------------------------------------------------------------------------------------------
 # OGS
@@ -45,10 +45,10 @@ class OgsForm(DiceForm):
             raise forms.ValidationError(str(exc)) from exc
 
     def clean_values(self) -> list[int] | None:
-        return _numbers(self.cleaned_data["values"], "dice")
+        return parse_numbers(self.cleaned_data["values"], "dice")
 
     def clean_rerolls(self) -> list[int] | None:
-        return _numbers(self.cleaned_data["rerolls"], "re-rolls")
+        return parse_numbers(self.cleaned_data["rerolls"], "re-rolls")
 
 
 def _ogs_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
@@ -58,8 +58,8 @@ def _ogs_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
     context: dict[str, Any] = {
         "dice_names": " + ".join(ogs.dice_names(check.dice)),
         "difficulty": difficulty,
-        "success": _prob(check_odds.success),
-        "stages": [(n, _prob(p)) for n, p in check_odds.stages.items()],
+        "success": shown_prob(check_odds.success),
+        "stages": [(n, shown_prob(p)) for n, p in check_odds.stages.items()],
         "chart": bar_chart(
             (
                 str(total),

@@ -9,7 +9,7 @@ from django import forms
 
 from rules.api.base import server_rng
 from rules.engine import RulesError, okrpg
-from rules.views.base import _NUMBERS, DiceForm, Tool, _numbers, _prob, bar_chart
+from rules.views.base import NUMBERS, DiceForm, Tool, bar_chart, parse_numbers, shown_prob
 
 # ---------------------------------------------------------------------------------------------
 # OK RPG
@@ -42,15 +42,15 @@ class OkrpgForm(DiceForm):
     )
 
     def clean_tide_dice(self) -> list[int] | None:
-        return _numbers(self.cleaned_data["tide_dice"], "Tide dice")
+        return parse_numbers(self.cleaned_data["tide_dice"], "Tide dice")
 
 
 def _okrpg_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
     tide_odds = okrpg.tide_odds(data["tide"])
     context: dict[str, Any] = {
         "damage": okrpg.damage(data["damage"], data["dr"], data["lethality"]),
-        "edge": _prob(tide_odds.edge),
-        "setback": _prob(tide_odds.setback),
+        "edge": shown_prob(tide_odds.edge),
+        "setback": shown_prob(tide_odds.setback),
         "chart": bar_chart(
             (str(v), p, "bar-miss" if v == 1 else "bar-epic-hit" if v == 6 else "bar-plain")
             for v, p in tide_odds.values.items()
@@ -127,13 +127,13 @@ def _combatant(line: str) -> okrpg.Combatant:
     if len(parts[0]) > 80:
         raise ValueError("keep the name to 80 characters.")
     numbers = parts[1:]
-    if not all(_NUMBERS.fullmatch(p) for p in numbers):
+    if not all(NUMBERS.fullmatch(p) for p in numbers):
         raise ValueError("successes and carry are whole numbers, such as 7 or -2.")
     successes, carry = int(numbers[0]), int(numbers[1]) if len(numbers) > 1 else 0
     return okrpg.Combatant(parts[0], successes, carry, down)
 
 
-def _round_context(query: Mapping[str, str]) -> dict[str, Any]:
+def round_context(query: Mapping[str, str]) -> dict[str, Any]:
     form = RoundForm(query)
     context: dict[str, Any] = {"round_form": form}
     if form.is_valid():

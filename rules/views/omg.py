@@ -10,7 +10,7 @@ from django import forms
 
 from rules.api.base import server_rng
 from rules.engine import RulesError, odds, omg
-from rules.views.base import DiceForm, Tool, _prob, bar_chart
+from rules.views.base import DiceForm, Tool, bar_chart, shown_prob
 
 # ---------------------------------------------------------------------------------------------
 # OMG: the PvD calculator
@@ -114,8 +114,8 @@ def _omg_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
         "tier": omg.proficiency_tier(pro),
         "category": omg.difficulty_category(dif),
         "odds": check_odds,
-        "hit_chance": _prob(Fraction(check_odds.hits, 100)),
-        "second_chance": _prob(Fraction(check_odds.second_hit, 100)),
+        "hit_chance": shown_prob(Fraction(check_odds.hits, 100)),
+        "second_chance": shown_prob(Fraction(check_odds.second_hit, 100)),
         "chart": bar_chart(
             (d.abbr or d.label, Fraction(check_odds.counts[d], 100), _DEGREE_CSS[d]) for d in order
         ),

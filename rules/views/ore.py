@@ -10,7 +10,7 @@ from django import forms
 
 from rules.api.base import server_rng
 from rules.engine import RulesError, ore
-from rules.views.base import DiceForm, Tool, _numbers, _prob, bar_chart
+from rules.views.base import DiceForm, Tool, bar_chart, parse_numbers, shown_prob
 
 # ---------------------------------------------------------------------------------------------
 # ORE
@@ -34,7 +34,7 @@ class OreForm(DiceForm):
     )
 
     def clean_dice(self) -> list[int] | None:
-        return _numbers(self.cleaned_data["dice"], "dice")
+        return parse_numbers(self.cleaned_data["dice"], "dice")
 
 
 def _ore_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
@@ -46,8 +46,8 @@ def _ore_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
         widths[f"{width} wide"] = p
     context: dict[str, Any] = {
         "resolved": resolved,
-        "success": _prob(pool_odds.success),
-        "locations": [(loc, _prob(p)) for loc, p in pool_odds.location.items()],
+        "success": shown_prob(pool_odds.success),
+        "locations": [(loc, shown_prob(p)) for loc, p in pool_odds.location.items()],
         "chart": bar_chart(
             (label, p, "bar-miss" if label == "no set" else "bar-hit")
             for label, p in widths.items()

@@ -27,7 +27,7 @@ from rules.engine import RulesError
 from rules.models import DiceRoll
 from rules.views.base import LOG_LENGTH, SYSTEMS, DiceForm, NoteForm, Tool
 from rules.views.ogs import OGS
-from rules.views.okrpg import OKRPG, _round_context
+from rules.views.okrpg import OKRPG, round_context
 from rules.views.omg import OMG
 from rules.views.ore import ORE
 from rules.views.sds import SDS
@@ -103,7 +103,7 @@ def _build(tool: Tool, form: DiceForm, action: str) -> dict[str, Any]:
 
 def _extra(request: HttpRequest, tool: Tool) -> dict[str, Any]:
     """Context of a page's second tool (the OK RPG round planner)."""
-    return _round_context(request.GET) if tool.system == "okrpg" else {}
+    return round_context(request.GET) if tool.system == "okrpg" else {}
 
 
 def _roll(request: HtmxRequest, tool: Tool, campaign: Campaign) -> HttpResponse:

@@ -9,7 +9,7 @@ from django import forms
 
 from rules.api.base import server_rng
 from rules.engine import RulesError, sds
-from rules.views.base import DiceForm, Tool, _numbers, _prob, bar_chart
+from rules.views.base import DiceForm, Tool, bar_chart, parse_numbers, shown_prob
 
 # ---------------------------------------------------------------------------------------------
 # Simple Die System
@@ -55,10 +55,10 @@ class SdsForm(DiceForm):
     gm_roll = forms.IntegerField(label="GM's die face", min_value=1, max_value=100, required=False)
 
     def clean_skill_rolls(self) -> list[int] | None:
-        return _numbers(self.cleaned_data["skill_rolls"], "skill die faces")
+        return parse_numbers(self.cleaned_data["skill_rolls"], "skill die faces")
 
     def clean_flag_rolls(self) -> list[int] | None:
-        return _numbers(self.cleaned_data["flag_rolls"], "flag faces")
+        return parse_numbers(self.cleaned_data["flag_rolls"], "flag faces")
 
 
 def _sds_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
@@ -73,8 +73,8 @@ def _sds_build(data: Mapping[str, Any], action: str) -> dict[str, Any]:
     context: dict[str, Any] = {
         "skill_check": skill,
         "dice_to_roll": " ".join(sds.dice_to_roll(skill, difficulty)),
-        "player": _prob(check_odds.player),
-        "gm": _prob(check_odds.gm),
+        "player": shown_prob(check_odds.player),
+        "gm": shown_prob(check_odds.gm),
         "chart": bar_chart((str(r), p, "bar-plain") for r, p in check_odds.skill_result.items()),
     }
     if action:

@@ -141,14 +141,14 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
     @action(detail=True, methods=["post"])
     def rest(self, request: Request, pk: str | None = None) -> Response:
         """The daily rest for every character of the campaign (GM only), all or nothing."""
-        from sheets.api.characters import RestRefused, _rest_payload
+        from sheets.api.characters import RestRefused, rest_payload
 
         campaign = self.get_object()
         try:
             results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
         except RulesError as exc:
             raise RestRefused(f"No one rested. {exc}") from exc
-        return Response({name: _rest_payload(result) for name, result in results.items()})
+        return Response({name: rest_payload(result) for name, result in results.items()})
 
     @extend_schema(
         request=RemovePlayerSerializer,

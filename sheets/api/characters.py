@@ -349,7 +349,7 @@ class ReserveResultSerializer(serializers.Serializer[Any]):
     rsv = serializers.IntegerField()
 
 
-def _rest_payload(result: Any) -> dict[str, Any]:
+def rest_payload(result: Any) -> dict[str, Any]:
     return {
         "raised": {k: list(v) for k, v in result.raised.items()},
         "aptitudes_raised": {k: list(v) for k, v in result.aptitudes_raised.items()},
@@ -392,7 +392,7 @@ class CharacterWorkflowActions:
             result = services.daily_rest(character=character, rng=randomness.server_rng())
         except RulesError as exc:
             raise RestRefused(f"No rest: {exc}") from exc
-        return Response(_rest_payload(result))
+        return Response(rest_payload(result))
 
     @extend_schema(
         request=RaiseSerializer,

@@ -14,7 +14,8 @@ from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from combat import display, display_views, live, services, views
+from combat import display, display_views, services, tracker
+from combat.live import broadcast, sse
 from combat.models import DisplayLink
 from tests.qr_decode import decode_svg
 
@@ -172,17 +173,17 @@ class TestThePage:
 
 def _display_subscriber(link, after):
     viewer = display.DisplayViewer(link)
-    # live.Subscriber serves any viewer; its annotation says a signed-in user and a queue.
-    return live.Subscriber(viewer, after, None, greeted=True)  # type: ignore[arg-type]  # see the comment above
+    # The feed serves any viewer with a user's few attributes; it is annotated for a user.
+    return broadcast.Subscriber(viewer, after, None, greeted=True)  # type: ignore[arg-type]  # see the comment above
 
 
 class TestTheFeed:
     def test_a_display_gets_the_board_without_hidden_numbers(self, fight):
         link = link_of(fight)
-        before = live.latest_entry_id(fight.encounter)
+        before = broadcast.latest_entry_id(fight.encounter)
         hurt_the_thug(fight)
         screen = _display_subscriber(link, before)
-        text = "".join(live.fan_out(fight.encounter, [screen])[screen])
+        text = "".join(broadcast.fan_out(fight.encounter, [screen])[screen])
         assert 'data-testid="display-board"' in text
         assert f'data-testid="display-vit-{fight.thug.pk}"' not in text
         (board,) = re.findall(r"event: tracker\ndata: (.*?)\n\n", text, re.S)
@@ -196,11 +197,11 @@ class TestTheFeed:
         drawn = []
         real = display.board_html
         monkeypatch.setattr(display, "board_html", lambda state: drawn.append(1) or real(state))  # type: ignore[func-returns-value]  # then real
-        before = live.latest_entry_id(fight.encounter)
+        before = broadcast.latest_entry_id(fight.encounter)
         services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
         screens = [_display_subscriber(link, before) for _ in range(5)]
-        player = live.Subscriber(fight.table.player, before, None, greeted=True)
-        out = live.fan_out(fight.encounter, [*screens, player])
+        player = broadcast.Subscriber(fight.table.player, before, None, greeted=True)
+        out = broadcast.fan_out(fight.encounter, [*screens, player])
         assert len(drawn) == 1
         assert len({tuple(out[s]) for s in screens}) == 1
         # The display shares the players' entries: only the board is its own.
@@ -210,30 +211,30 @@ class TestTheFeed:
         """The fan-out checks who may follow in one query, displays included: a display adds
         its board to a pass, not a round trip to the database."""
         link = link_of(fight)
-        before = live.latest_entry_id(fight.encounter)
+        before = broadcast.latest_entry_id(fight.encounter)
         services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
 
         def pages():
             return [
-                live.Subscriber(user, before, None, greeted=True)
+                broadcast.Subscriber(user, before, None, greeted=True)
                 for user in (fight.table.gm, fight.table.player)
             ]
 
-        live.fan_out(fight.encounter, pages())  # warm: the same caches for both passes
+        broadcast.fan_out(fight.encounter, pages())  # warm: the same caches for both passes
         with CaptureQueriesContext(connection) as without:
-            live.fan_out(fight.encounter, pages())
+            broadcast.fan_out(fight.encounter, pages())
         screen = _display_subscriber(link, before)
         with django_assert_num_queries(len(without)):
-            out = live.fan_out(fight.encounter, [*pages(), screen])
+            out = broadcast.fan_out(fight.encounter, [*pages(), screen])
         assert 'data-testid="display-board"' in "".join(out[screen])
 
     def test_a_revoked_display_is_told_it_is_gone(self, fight):
         link = link_of(fight)
-        before = live.latest_entry_id(fight.encounter)
+        before = broadcast.latest_entry_id(fight.encounter)
         display.revoke_link(campaign=fight.table.campaign, actor=fight.table.gm)
         screen = _display_subscriber(link, before)
-        assert live.fan_out(fight.encounter, [screen])[screen] == [
-            live.Message(live.GONE, "").encode()
+        assert broadcast.fan_out(fight.encounter, [screen])[screen] == [
+            sse.Message(sse.GONE, "").encode()
         ]
 
     def test_another_campaigns_display_cannot_follow_this_fight(self, fight, client_for):
@@ -243,13 +244,13 @@ class TestTheFeed:
         link = display.make_link(campaign=other, actor=fight.table.other_gm)
         url = reverse("display:events", args=[link.secret, fight.encounter.pk])
         assert client_for(None).get(url).status_code == 404
-        screen = _display_subscriber(link, live.latest_entry_id(fight.encounter))
-        assert live.fan_out(fight.encounter, [screen])[screen] == [
-            live.Message(live.GONE, "").encode()
+        screen = _display_subscriber(link, broadcast.latest_entry_id(fight.encounter))
+        assert broadcast.fan_out(fight.encounter, [screen])[screen] == [
+            sse.Message(sse.GONE, "").encode()
         ]
 
     def test_the_board_view_is_the_players_view(self, fight):
-        context = display.board_context(views.load_state(fight.encounter))
+        context = display.board_context(tracker.load_state(fight.encounter))
         assert context["shared"] and not context["is_gm"]
 
 
@@ -282,7 +283,7 @@ def test_a_hidden_foes_roll_reaches_the_display_without_its_d100(fight, client_f
     """The d100 of a roll the hidden thug is in bounds its numbers (docs/security.md): the
     display's page, its board and the entries of its stream carry the public text only."""
     link = link_of(fight)
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     thug, ysolde = fight.thug, fight.ysolde
     services.strike(
         encounter=fight.encounter,
@@ -297,7 +298,7 @@ def test_a_hidden_foes_roll_reaches_the_display_without_its_d100(fight, client_f
     )
     page = client_for(None).get(page_url(link)).text
     screen = _display_subscriber(link, before)
-    stream = "".join(live.fan_out(fight.encounter, [screen])[screen])
+    stream = "".join(broadcast.fan_out(fight.encounter, [screen])[screen])
     gm_page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).text
     assert "77" in gm_page  # the GM's screen shows it: the check is not vacuous
     for text in (page, stream):

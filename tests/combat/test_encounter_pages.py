@@ -224,7 +224,7 @@ def test_it_renders_the_page_in_a_constant_number_of_queries(fight, client_for, 
 
 
 def test_it_renders_the_tracker_panel_per_viewer_for_the_live_feed(fight):
-    from combat.views import tracker_panels
+    from combat.render import tracker_panels
 
     thug_vit = f'data-testid="vit-{fight.thug.pk}"'
     assert thug_vit in tracker_panels(fight.encounter, fight.table.gm)["tracker"]

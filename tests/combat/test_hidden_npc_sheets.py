@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from combat import live, services
+from combat import services
 from combat.models import Participant
+from tests.feed import stream_text
 
 pytestmark = pytest.mark.django_db
 
@@ -159,8 +160,7 @@ def test_it_leaves_a_hidden_npcs_own_d100_out_for_players(fight, client_for, api
             "events": next(e["roll"] for e in events if e["id"] == entry.pk),
             "record": next(e["roll"] for e in record["log"] if e["seq"] == entry.seq),
             "page": "dice: 64" in client_for(user).get(enc.get_absolute_url()).text,
-            "feed": "dice: 64"
-            in "".join(m.encode() for m in live.messages_after(enc, user, entry.pk - 1)),
+            "feed": "dice: 64" in stream_text(enc, user, entry.pk - 1),
         }
 
     assert received(player) == {"events": None, "record": None, "page": False, "feed": False}

@@ -13,24 +13,26 @@ from django.db import connection, transaction
 from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
 
-from combat import live, services
+from combat import services
+from combat.live import broadcast, presence, push, sse, stream
 from combat.models import CombatLogEntry, Encounter
 from tests.combat.conftest import make_ysolde
+from tests.feed import events, stream_text, stream_texts
 
 pytestmark = pytest.mark.django_db
 
 
 def listen(encounter_id: int) -> str:
     layer = get_channel_layer()
-    assert live.flush_pushes()  # what was committed before listening is not heard
+    assert push.flush_pushes()  # what was committed before listening is not heard
     channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(live.group_name(encounter_id), channel)
+    async_to_sync(layer.group_add)(push.group_name(encounter_id), channel)
     return channel
 
 
 def received(channel: str) -> list[dict]:
     layer = get_channel_layer()
-    assert live.flush_pushes()  # pushes go out off the request's thread
+    assert push.flush_pushes()  # pushes go out off the request's thread
 
     async def drain() -> list[dict]:
         out = []
@@ -71,7 +73,7 @@ def test_the_push_leaves_the_request_at_once_and_goes_out_in_order(
         assert r.status_code == 200
     assert sent == []  # three requests answered while the first push is still waiting
     gate.set()
-    assert live.flush_pushes()
+    assert push.flush_pushes()
     entries = list(fight.encounter.log.order_by("-seq").values_list("pk", flat=True)[:3])
     assert sent == entries[::-1]
 
@@ -94,8 +96,9 @@ def test_a_hidden_npcs_numbers_never_reach_a_player(fight):
     before = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
     zone = fight.thug.character.zones.get(name="chest")
     services.adjust_zone(encounter=fight.encounter, zone=zone, amount=5, actor=gm)
-    gm_view = "".join(m.data for m in live.messages_after(fight.encounter, gm, before))
-    player_view = "".join(m.data for m in live.messages_after(fight.encounter, player, before))
+    gm_feed, player_feed = (events(t) for t in stream_texts(fight.encounter, [gm, player], before))
+    gm_view = "".join(m.data for m in gm_feed)
+    player_view = "".join(m.data for m in player_feed)
     assert "Salvager Thug #1" in gm_view
     assert "5" in gm_view
     assert gm_view != player_view
@@ -107,33 +110,27 @@ def test_a_hidden_npcs_numbers_never_reach_a_player(fight):
         return re.sub(r"#\d+", "", html.unescape(re.sub(r"<[^>]+>", "", view)))
 
     assert "5" in texts(gm_view)
-    player_messages = live.messages_after(fight.encounter, player, before)
-    player_entries = "".join(m.data for m in player_messages if m.event == "entry")
+    player_entries = "".join(m.data for m in player_feed if m.event == "entry")
     assert not re.search(r"\d", texts(player_entries))
     # The tracker drawn for the player keeps the thug's vitality and zones out.
-    (tracker,) = [m.data for m in player_messages if m.event == "tracker"]
+    (tracker,) = [m.data for m in player_feed if m.event == "tracker"]
     thug = fight.thug.pk
     assert f'data-testid="vit-{thug}"' not in tracker
     assert f'data-testid="zone-{zone.pk}"' not in tracker
     assert "numbers hidden by the GM" in tracker
-    (gm_tracker,) = [
-        m.data for m in live.messages_after(fight.encounter, gm, before) if m.event == "tracker"
-    ]
+    (gm_tracker,) = [m.data for m in gm_feed if m.event == "tracker"]
     assert f'data-testid="zone-{zone.pk}"' in gm_tracker
 
 
 def test_the_panels_show_the_turn_as_it_is_now_not_as_the_stream_opened(fight):
     # A stream keeps the Encounter it loaded when the page connected; the fight moves on.
     opened = Encounter.objects.get(pk=fight.encounter.pk)
-    seen = live.latest_entry_id(opened)
+    seen = broadcast.latest_entry_id(opened)
     assert opened.turn_id == fight.ysolde.pk
     services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
     services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
-    (tracker,) = [
-        m.data
-        for m in live.messages_after(opened, fight.table.player, seen)
-        if m.event == "tracker"
-    ]
+    feed = events(stream_text(opened, fight.table.player, seen))
+    (tracker,) = [m.data for m in feed if m.event == "tracker"]
     assert 'Round <span data-testid="round">2</span>' in tracker
     assert f'<span data-testid="turn">{fight.ysolde.name}</span>' in tracker
     assert 'data-testid="status">Running<' in tracker
@@ -144,10 +141,10 @@ def test_it_shows_a_start_to_screens_that_connected_before_it(table):
     ysolde = make_ysolde(table.campaign, table.player)
     services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
     opened = Encounter.objects.get(pk=encounter.pk)
-    seen = live.latest_entry_id(opened)
+    seen = broadcast.latest_entry_id(opened)
     services.start_encounter(encounter=encounter, actor=table.gm)
     (tracker,) = [
-        m.data for m in live.messages_after(opened, table.gm, seen) if m.event == "tracker"
+        m.data for m in events(stream_text(opened, table.gm, seen)) if m.event == "tracker"
     ]
     assert 'data-testid="status">Running<' in tracker
     assert "Start: roll initiative" not in tracker
@@ -159,23 +156,23 @@ def test_it_replays_the_entries_after_the_last_seen_id(fight):
     seen = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
     first = services.next_turn(encounter=fight.encounter, actor=gm)
     second = services.next_turn(encounter=fight.encounter, actor=gm)
-    messages = live.messages_after(fight.encounter, gm, seen)
+    messages = events(stream_text(fight.encounter, gm, seen))
     assert [m.id for m in messages if m.event == "entry"] == [first.pk, second.pk]
-    assert live.messages_after(fight.encounter, gm, second.pk) == []
+    assert stream_text(fight.encounter, gm, second.pk) == ""
 
 
 def test_a_gap_too_long_to_replay_resets_the_page(fight, monkeypatch):
-    monkeypatch.setattr(live, "REPLAY_LIMIT", 2)
+    monkeypatch.setattr(broadcast, "REPLAY_LIMIT", 2)
     gm = fight.table.gm
     seen = CombatLogEntry.objects.filter(encounter=fight.encounter).earliest("pk").pk
-    messages = live.messages_after(fight.encounter, gm, seen)
+    messages = events(stream_text(fight.encounter, gm, seen))
     latest = CombatLogEntry.objects.filter(encounter=fight.encounter).latest("pk").pk
     assert messages[0].event == "reset" and messages[0].id == latest
     assert not [m for m in messages if m.event == "entry"]
 
 
 def test_an_sse_message_is_well_formed():
-    text = live.Message("entry", "<li>one</li>\n<li>two</li>", 7).encode()
+    text = sse.Message("entry", "<li>one</li>\n<li>two</li>", 7).encode()
     assert text == "event: entry\nid: 7\ndata: <li>one</li>\ndata: <li>two</li>\n\n"
 
 
@@ -209,7 +206,7 @@ def test_a_page_with_nothing_to_catch_up_on_is_greeted_at_once(table):
     ysolde = make_ysolde(table.campaign, table.player)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
     services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
-    seen = live.latest_entry_id(encounter)
+    seen = broadcast.latest_entry_id(encounter)
 
     async def scenario() -> str:
         client = AsyncClient()
@@ -276,7 +273,7 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
     layer = get_channel_layer()
     everyone = listen(encounter.pk)  # stands for a player's stream
     gms = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(live.presence_group_name(encounter.pk), gms)
+    async_to_sync(layer.group_add)(push.presence_group_name(encounter.pk), gms)
     url = f"/encounters/{encounter.pk}/events/"
 
     async def connect_and_leave() -> None:
@@ -284,38 +281,36 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
         await player.aforce_login(table.player)
         chunks = aiter((await player.get(url)).streaming_content)  # type: ignore[attr-defined]  # a streaming response
         await anext(chunks)  # hello: connected
-        await live.presence_news().flushed()
+        await stream.presence_news().flushed()
         # Leaving cancels the stream's wait for news, as a disconnect does.
         waiting = asyncio.ensure_future(anext(chunks))
         await asyncio.sleep(0.05)
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
-        await live.presence_news().flushed()
+        await stream.presence_news().flushed()
 
     async_to_sync(connect_and_leave)()
-    assert [m["type"] for m in received(gms)] == [live.PRESENCE, live.PRESENCE]
+    assert [m["type"] for m in received(gms)] == [push.PRESENCE, push.PRESENCE]
     assert received(everyone) == []
 
 
 def test_the_presence_panel_is_the_gms_alone(fight):
-    live.mark_present(fight.encounter.pk, fight.table.player.pk)
-    from combat.views import presence_panel
+    presence.mark_present(fight.encounter.pk, fight.table.player.pk)
+    from combat.render import presence_panel
 
     html = presence_panel(fight.encounter, fight.table.gm)
     assert html is not None and "player" in html and "connected" in html
     assert presence_panel(fight.encounter, fight.table.player) is None
-    live.mark_absent(fight.encounter.pk, fight.table.player.pk)
+    presence.mark_absent(fight.encounter.pk, fight.table.player.pk)
     assert "away" in (presence_panel(fight.encounter, fight.table.gm) or "")
 
 
 def test_it_serves_the_gms_page_and_streams_while_the_cache_is_down(fight, client_for, cache_down):
     """Presence lives in the cache (Redis in a deployment): while it is down, the GM's page
     answers and lists nobody as connected, and a stream can still mark its viewer present."""
-    from combat import live
-
-    live.mark_present(fight.encounter.pk, fight.table.player.pk)
-    live.mark_absent(fight.encounter.pk, fight.table.player.pk)
-    assert live.present_users(fight.encounter, [fight.table.player.pk]) == set()
+    presence.mark_present(fight.encounter.pk, fight.table.player.pk)
+    presence.mark_absent(fight.encounter.pk, fight.table.player.pk)
+    assert presence.present_users(fight.encounter, [fight.table.player.pk]) == set()
     page = client_for(fight.table.gm).get(fight.encounter.get_absolute_url())
     assert page.status_code == 200
 
@@ -324,13 +319,13 @@ def test_it_serves_the_gms_page_and_streams_while_the_cache_is_down(fight, clien
 
 
 def _subscribers(users, after):
-    return [live.Subscriber(u, after, None, greeted=True) for u in users]
+    return [broadcast.Subscriber(u, after, None, greeted=True) for u in users]
 
 
 def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
     fight, django_assert_max_num_queries, monkeypatch
 ):
-    from combat import views
+    from combat import render
     from tests.factories import make_user
 
     other = make_user("other_player")
@@ -338,14 +333,14 @@ def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
 
     Membership.objects.create(campaign=fight.table.campaign, user=other)
     gm, player = fight.table.gm, fight.table.player
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     services.next_turn(encounter=fight.encounter, actor=gm)
     drawn = []
-    real = views.view_context
-    monkeypatch.setattr(views, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))  # type: ignore[func-returns-value]  # then real
+    real = render.view_context  # type: ignore[attr-defined]  # the name render imported
+    monkeypatch.setattr(render, "view_context", lambda *a, **k: drawn.append(k) or real(*a, **k))  # type: ignore[func-returns-value]  # then real
     pages = _subscribers([gm, player, other] * 40, before)
     with django_assert_max_num_queries(25):
-        out = live.fan_out(fight.encounter, pages)
+        out = broadcast.fan_out(fight.encounter, pages)
     # The GM's render and the players' shared one: two, for 120 pages.
     assert len(drawn) == 2
     # The same text, not equal copies, for every page of an audience.
@@ -353,15 +348,15 @@ def test_one_pass_draws_once_per_audience_whatever_the_number_of_pages(
     assert all(chunks[-1] is player_pages[0][-1] for chunks in player_pages)
     assert all(s.after > before for s in pages)
     # Nothing twice: a second pass with nothing new sends nothing.
-    assert all(chunks == [] for chunks in live.fan_out(fight.encounter, pages).values())
+    assert all(chunks == [] for chunks in broadcast.fan_out(fight.encounter, pages).values())
 
 
 def test_the_players_shared_render_carries_no_hidden_numbers_and_no_token(fight):
     gm, player = fight.table.gm, fight.table.player
     thug_zone = fight.zone(fight.thug, "chest")
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     services.adjust_zone(encounter=fight.encounter, zone=thug_zone, amount=3, actor=gm)
-    out = live.fan_out(fight.encounter, _subscribers([player, gm], before))
+    out = broadcast.fan_out(fight.encounter, _subscribers([player, gm], before))
     player_text, gm_text = ("".join(chunks) for chunks in out.values())
     assert "csrfmiddlewaretoken" not in player_text + gm_text
     assert f'data-testid="zone-{thug_zone.pk}"' not in player_text
@@ -379,7 +374,7 @@ def test_the_page_itself_keeps_the_token_in_every_form(fight, client_for):
 def test_a_players_own_controls_are_marked_for_them_in_the_shared_render(fight):
     """It is Ysolde's turn: the next-turn and declare controls are the player's, switched on
     in their browser by static/js/live.js; the page drawn for them has them outright."""
-    from combat.views import LiveTracker
+    from combat.render import LiveTracker
 
     player = fight.table.player
     html = LiveTracker(fight.encounter).panels(player)["tracker"]
@@ -390,7 +385,7 @@ def test_a_players_own_controls_are_marked_for_them_in_the_shared_render(fight):
 
 
 def test_an_attack_on_a_players_character_is_docked_for_its_owner_only(fight):
-    from combat.views import LiveTracker
+    from combat.render import LiveTracker
 
     gm, player = fight.table.gm, fight.table.player
     services.next_turn(encounter=fight.encounter, actor=gm)  # the thug's turn
@@ -411,7 +406,7 @@ def test_an_attack_on_a_players_character_is_docked_for_its_owner_only(fight):
 def test_a_player_whose_character_is_hidden_gets_a_render_of_their_own(table):
     """A player's own hidden character would be masked in the shared render: they are an
     audience of their own and see its numbers; the other players do not."""
-    from combat.views import LiveTracker
+    from combat.render import LiveTracker
     from sheets.models import Membership
     from tests.factories import make_user
 
@@ -430,9 +425,9 @@ def test_a_player_whose_character_is_hidden_gets_a_render_of_their_own(table):
     vit = f'data-testid="vit-{y.pk}"'
     assert vit in tracker.panels(table.player)["tracker"]
     assert vit not in tracker.panels(other)["tracker"]
-    before = live.latest_entry_id(encounter)
+    before = broadcast.latest_entry_id(encounter)
     services.next_turn(encounter=encounter, actor=table.gm)
-    out = live.fan_out(encounter, _subscribers([table.player, other], before))
+    out = broadcast.fan_out(encounter, _subscribers([table.player, other], before))
     mine, theirs = ("".join(chunks) for chunks in out.values())
     assert vit in mine and vit not in theirs
 
@@ -441,12 +436,12 @@ def test_a_pass_tells_a_removed_player_they_are_gone_and_the_others_carry_on(fig
     from sheets.models import Membership
 
     gm, player = fight.table.gm, fight.table.player
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     Membership.objects.filter(user=player).delete()
     services.next_turn(encounter=fight.encounter, actor=gm)
     pages = _subscribers([player, gm], before)
-    out = live.fan_out(fight.encounter, pages)
-    assert out[pages[0]] == [live.Message(live.GONE, "").encode()]
+    out = broadcast.fan_out(fight.encounter, pages)
+    assert out[pages[0]] == [sse.Message(sse.GONE, "").encode()]
     assert any(c.startswith("event: entry") for c in out[pages[1]])
 
 
@@ -466,7 +461,7 @@ def test_many_pages_in_one_process_share_one_broadcaster(table):
             )
             assert (await asyncio.wait_for(anext(chunks), 5)).decode().startswith("event: hello")
             streams.append(chunks)
-        broadcasters = len(live._broadcasters)
+        broadcasters = len(broadcast._broadcasters)
         await sync_to_async(services.start_encounter)(encounter=encounter, actor=table.gm)
         got = []
         for chunks in streams:
@@ -481,7 +476,7 @@ def test_many_pages_in_one_process_share_one_broadcaster(table):
     broadcasters, got = async_to_sync(scenario)()
     assert broadcasters == 1
     assert len(got) == 10
-    assert not live._broadcasters  # the last page gone, the broadcaster stops
+    assert not broadcast._broadcasters  # the last page gone, the broadcaster stops
 
 
 def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
@@ -489,9 +484,9 @@ def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
     one committed after that read waits for the next pass instead of being sent now and again
     then."""
     gm = fight.table.gm
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     first = services.next_turn(encounter=fight.encounter, actor=gm)
-    real = live.hidden_ids  # type: ignore[attr-defined]  # called once the entries are read
+    real = broadcast.hidden_ids  # type: ignore[attr-defined]  # called once the entries are read
     late: list[CombatLogEntry] = []
 
     def commit_then_hidden(*args, **kwargs):
@@ -499,11 +494,11 @@ def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
             late.append(services.next_turn(encounter=fight.encounter, actor=gm))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(live, "hidden_ids", commit_then_hidden)
+    monkeypatch.setattr(broadcast, "hidden_ids", commit_then_hidden)
     (page,) = _subscribers([gm], before)
-    sent = live.fan_out(fight.encounter, [page])[page]
+    sent = broadcast.fan_out(fight.encounter, [page])[page]
     assert late
-    sent += live.fan_out(fight.encounter, [page])[page]
+    sent += broadcast.fan_out(fight.encounter, [page])[page]
     ids = [int(c.split("\n")[1][4:]) for c in sent if c.startswith("event: entry")]
     assert ids == [first.pk, late[0].pk]
 
@@ -511,16 +506,16 @@ def test_an_entry_committed_during_a_pass_is_sent_once(fight, monkeypatch):
 def test_a_pass_loads_at_most_the_replay_window_and_resets_the_far_behind(fight, monkeypatch):
     """A page back from a long gap gets a reset, not hundreds of entries; the entries it
     would have missed are not even loaded. A page one entry behind still gets that entry."""
-    monkeypatch.setattr(live, "REPLAY_LIMIT", 3)
-    first = live.latest_entry_id(fight.encounter)
+    monkeypatch.setattr(broadcast, "REPLAY_LIMIT", 3)
+    first = broadcast.latest_entry_id(fight.encounter)
     for _ in range(5):
         services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
-    near_after = live.latest_entry_id(fight.encounter)
+    near_after = broadcast.latest_entry_id(fight.encounter)
     services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
     far, near = _subscribers([fight.table.gm, fight.table.gm], first)
     near.after = near_after
     with CaptureQueriesContext(connection) as queries:
-        out = live.fan_out(fight.encounter, [far, near])
+        out = broadcast.fan_out(fight.encounter, [far, near])
     assert out[far][0].startswith("event: reset")
     entries = [chunk for chunk in out[near] if chunk.startswith("event: entry")]
     assert len(entries) == 1
@@ -541,14 +536,14 @@ def test_a_pass_checks_access_in_one_query_however_many_viewers(fight, django_as
         players.append(make_user(f"viewer{i}"))
         Membership.objects.create(campaign=fight.table.campaign, user=players[-1])
     outsider = fight.table.outsider
-    few = _subscribers([gm, players[0]], live.latest_entry_id(fight.encounter))
-    many = _subscribers([gm, *players, outsider], live.latest_entry_id(fight.encounter))
+    few = _subscribers([gm, players[0]], broadcast.latest_entry_id(fight.encounter))
+    many = _subscribers([gm, *players, outsider], broadcast.latest_entry_id(fight.encounter))
     services.next_turn(encounter=fight.encounter, actor=gm)
     with CaptureQueriesContext(connection) as with_few:
-        live.fan_out(fight.encounter, few)
+        broadcast.fan_out(fight.encounter, few)
     with django_assert_num_queries(len(with_few)):
-        out = live.fan_out(fight.encounter, many)
-    assert out[many[-1]] == [live.Message(live.GONE, "").encode()]  # not in the campaign
+        out = broadcast.fan_out(fight.encounter, many)
+    assert out[many[-1]] == [sse.Message(sse.GONE, "").encode()]  # not in the campaign
     assert all(any(c.startswith("event: entry") for c in out[s]) for s in many[:-1])
 
 
@@ -560,7 +555,7 @@ def test_a_burst_of_messages_during_a_pass_is_served_by_one_next_pass(table):
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Crowd", actor=table.gm)
 
     async def scenario() -> list[bool]:
-        feed = live.Broadcaster(encounter)
+        feed = broadcast.Broadcaster(encounter)
         passes: list[bool] = []
         release = asyncio.Event()
 
@@ -574,7 +569,7 @@ def test_a_burst_of_messages_during_a_pass_is_served_by_one_next_pass(table):
             await asyncio.sleep(0.01)
         layer = get_channel_layer()
         for _ in range(30):
-            await layer.group_send(live.presence_group_name(encounter.pk), {"type": live.PRESENCE})
+            await layer.group_send(push.presence_group_name(encounter.pk), {"type": push.PRESENCE})
         await asyncio.sleep(0.2)
         release.set()
         await asyncio.sleep(0.2)
@@ -593,7 +588,7 @@ def test_a_live_stream_is_not_wrapped_to_give_a_connection_back_per_chunk(fight,
     request = rf.get(f"/encounters/{fight.encounter.pk}/events/")
 
     async def view(request):
-        return await live.encounter_stream(request, fight.encounter.pk)
+        return await stream.encounter_stream(request, fight.encounter.pk)
 
     request.user = fight.table.gm
     response = async_to_sync(ConnectionPoolMiddleware(view))(request)
@@ -607,14 +602,14 @@ def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypat
     """A Redis that restarted under a broadcaster whose connection held has forgotten its
     groups (and the layer forgets a member after its group_expiry): each heartbeat joins them
     again, so the next events are heard."""
-    monkeypatch.setattr(live, "HEARTBEAT_SECONDS", 0.1)
+    monkeypatch.setattr(broadcast, "HEARTBEAT_SECONDS", 0.1)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
-    groups = (live.group_name(encounter.pk), live.presence_group_name(encounter.pk))
+    groups = (push.group_name(encounter.pk), push.presence_group_name(encounter.pk))
 
     async def scenario() -> list[int]:
         layer = get_channel_layer()
-        feed = live.Broadcaster(encounter)
-        feed.add(live.Subscriber(table.gm, None, asyncio.Queue()))
+        feed = broadcast.Broadcaster(encounter)
+        feed.add(broadcast.Subscriber(table.gm, None, asyncio.Queue()))
         assert await feed.wait_subscribed(5)
         layer.groups.clear()  # type: ignore[attr-defined]  # what a restarted Redis remembers
         await asyncio.sleep(0.5)
@@ -643,10 +638,10 @@ def test_a_push_while_redis_is_down_is_one_warning_line(settings, caplog):
     }
     channel_layers.backends.clear()
     try:
-        live._pusher.send(live.group_name(1), {"type": live.ENTRY, "id": 1})
-        assert live.flush_pushes()
+        push.pusher.send(push.group_name(1), {"type": push.ENTRY, "id": 1})
+        assert push.flush_pushes()
     finally:
         channel_layers.backends.clear()
-    failed = [r for r in caplog.records if r.name == "combat.live"]
+    failed = [r for r in caplog.records if r.name == "combat.live.push"]
     assert [(r.levelname, r.exc_info) for r in failed] == [("WARNING", None)]
     assert "ConnectionError" in failed[0].getMessage()

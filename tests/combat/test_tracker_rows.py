@@ -10,7 +10,7 @@ import re
 import pytest
 
 from combat import services
-from combat.views import tracker_panels
+from combat.render import tracker_panels
 from sheets import fragments
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone as django_timezone
 
-from combat import display, services, timer, views
+from combat import display, render, services, timer
 from combat.models import CombatLogEntry, Encounter
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +37,7 @@ def test_the_gm_switches_it_on_and_every_screen_shows_it(fight, client_for):
     assert fight.encounter.turn_seconds == 60
     for html in (page(gm, fight), page(player, fight)):
         assert 55 < left_on(html) <= 60
-    shared = views.tracker_panels(fight.encounter, fight.table.player)["tracker"]
+    shared = render.tracker_panels(fight.encounter, fight.table.player)["tracker"]
     assert 55 < left_on(shared) <= 60
     link = display.make_link(campaign=fight.table.campaign, actor=fight.table.gm)
     on_display = client_for(None).get(reverse("display:page", args=[link.secret])).text

@@ -8,9 +8,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from combat import live, services, views
+from combat import render, services
+from combat.live import broadcast
 from combat.models import Participant
 from combat.wound_words import wounds_in_words
+from tests.feed import stream_text
 
 pytestmark = pytest.mark.django_db
 
@@ -76,16 +78,15 @@ def test_the_word_follows_the_wounds_and_carries_no_number(fight, client_for):
 
 def test_the_live_feed_and_the_htmx_tracker_tell_players_the_word(fight, client_for):
     gm, player = fight.table.gm, fight.table.player
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     response = client_for(gm).post(
         update_url(fight), {"hidden_shows": "words"}, headers={"HX-Request": "true"}
     )
     assert response.status_code == 200
     services.update_participant(participant=fight.thug, state="unconscious", actor=gm)
-    shared = views.tracker_panels(fight.encounter, player)["tracker"]
+    shared = render.tracker_panels(fight.encounter, player)["tracker"]
     assert f'data-testid="words-{fight.thug.pk}">down<' in shared
-    messages = live.messages_after(fight.encounter, player, before)
-    assert any(f'words-{fight.thug.pk}">down<' in m.data for m in messages)
+    assert f'words-{fight.thug.pk}">down<' in stream_text(fight.encounter, player, before)
 
 
 def test_words_never_show_for_a_fighter_in_plain_sight(fight, client_for):

@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 
 from rules.engine import forecast, odds, omg
 from rules.engine.errors import RulesError
-from rules.engine.forecast import Combatant, WeaponIn, ZoneIn, choose, exact_duel, simulate
+from rules.engine.forecast import (
+    Combatant,
+    WeaponIn,
+    ZoneIn,
+    choose,
+    duel,
+    exact_duel,
+    fight,
+    simulate,
+)
 
 Z99 = 2.5758
 
@@ -136,7 +145,7 @@ def test_it_weighs_every_branch_of_the_exact_duel_to_one() -> None:
 
 def test_it_refuses_a_duel_too_big_to_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     a, b, _ = DUELS["armour wears"]
-    monkeypatch.setattr(forecast, "MAX_DUEL_STATES", 3)
+    monkeypatch.setattr(duel, "MAX_DUEL_STATES", 3)
     with pytest.raises(RulesError, match="too many states"):
         exact_duel(a, b)
 
@@ -190,8 +199,8 @@ def test_it_is_indifferent_to_armor_that_a_precise_strike_bypasses() -> None:
 
 
 def test_it_presses_the_zone_already_hurt() -> None:
-    assert forecast._pick_zone((0, 1, 2), [0, 5, 5]) == 1
-    assert forecast._pick_zone((2,), [9, 9, 0]) == 2
+    assert fight.pick_zone((0, 1, 2), [0, 5, 5]) == 1
+    assert fight.pick_zone((2,), [9, 9, 0]) == 2
 
 
 def test_it_takes_the_weapon_with_the_best_expected_damage() -> None:
@@ -213,7 +222,7 @@ def test_it_builds_each_face_with_the_engines_strike() -> None:
             r.weapon_wear,
             r.counterattack,
         )
-    assert sum(n for n, _ in forecast._grouped(a, d)) == 100
+    assert sum(n for n, _ in fight.grouped_faces(a, d)) == 100
 
 
 @given(
@@ -325,5 +334,7 @@ def test_it_refuses_bad_fighters() -> None:
 
 
 def test_it_keeps_the_docstring_examples_true() -> None:
-    result = doctest.testmod(forecast, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0
+    # The package's own example, and the functions' (in the module that holds them).
+    for module in (forecast, fight):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0

@@ -18,14 +18,14 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from combat import live
 from combat import services as combat
 from combat.models import CombatLogEntry, Encounter, Participant
-from combat.views import tracker_panels
+from combat.render import tracker_panels
 from rules.models import DiceRoll
 from sheets.models import Campaign, Character, Membership
 from tests.combat.conftest import make_thug, make_ysolde
 from tests.factories import make_user
+from tests.feed import events, stream_text
 from tests.security.test_authz_matrix import World, build_world
 
 pytestmark = pytest.mark.django_db
@@ -286,13 +286,12 @@ def test_it_never_sends_a_player_the_hidden_thugs_numbers_in_pages_or_the_live_f
     assert f'data-testid="vit-{two.w.t.pk}"' not in page
     # What the live feed sends this viewer after the start: each entry, then the panels.
     first = enc.log.order_by("pk").first()
-    messages = live.messages_after(enc, user, first.pk)
-    assert [m.event for m in messages if m.event == "entry"]
-    feed = "".join(m.encode() for m in messages)
+    feed = stream_text(enc, user, first.pk)
+    assert [m.event for m in events(feed) if m.event == "entry"]
     assert two.pvd not in feed
     assert f'data-testid="vit-{two.w.t.pk}"' not in feed
     assert two.pvd not in tracker_panels(enc, user)["tracker"]
-    gm_feed = "".join(m.encode() for m in live.messages_after(enc, two.w.gm, first.pk))
+    gm_feed = stream_text(enc, two.w.gm, first.pk)
     assert two.pvd in gm_feed
 
 
@@ -338,7 +337,7 @@ def what_a_user_receives(two: Two, name: str) -> dict[str, str]:
         "record_json": client.get(reverse("combat:record_json", args=[enc.pk])).content.decode(),
         "record_md": client.get(reverse("combat:record_markdown", args=[enc.pk])).content.decode(),
         "page": client.get(reverse("combat:encounter_detail", args=[enc.pk])).text,
-        "feed": "".join(m.encode() for m in live.messages_after(enc, user, first.pk)),
+        "feed": stream_text(enc, user, first.pk),
         "tracker": tracker_panels(enc, user)["tracker"],
     }
 

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from combat import live
 from combat import services as combat
 from combat.models import Declaration, Encounter, Participant
 from sheets.models import Character
 from tests.combat.conftest import make_thug, make_ysolde
+from tests.feed import stream_text
 
 pytestmark = pytest.mark.django_db
 
@@ -207,7 +207,7 @@ def test_it_never_names_a_hidden_attackers_weapon_to_players(table, npc, client_
             json.dumps(api.get(f"/api/encounters/{encounter.pk}/attacks/").json()),
             json.dumps(api.get(f"/api/encounters/{encounter.pk}/participants/").json()),
             json.dumps(api.get(f"/api/encounters/{encounter.pk}/events/").json()),
-            "".join(m.encode() for m in live.messages_after(encounter, user, first.pk)),
+            stream_text(encounter, user, first.pk),
         ]
         return "\n".join(parts)
 

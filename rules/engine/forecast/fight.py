@@ -1,42 +1,17 @@
-"""Fight forecast for the OMG System: play one fight many times with the engine's own rules
-and count how it goes, or, for a duel, walk every branch exactly.
-
-Both sides follow one policy (docs/rules.md, "The fight forecast"): initiative by the rules,
-each attacker picks the target, weapon, strike mode and zone with the best expected damage
-against the defense that answers it best, the defender answers with that defense, a
-disciplined parry earns a counterattack made before the round ends, and hits wear armor,
-wound zones, cost Vitality and call for Stamina tests exactly as :mod:`rules.engine.omg` says.
-Maneuvers are left out.
-
-Speed comes from reading each strike from a table of its 100 faces, built once per pair of
-engine inputs with :func:`rules.engine.omg.strike` itself, so the simulation rolls one d100
-per strike and never re-implements the damage rules.
-
->>> knight = Combatant("k", "Knight", "party", spd=3, skl=4, vgr=4, melee=2, stm=7, bzf=12,
-...                    vitality=11, zones=(ZoneIn("chest", arm=3),),
-...                    weapons=(WeaponIn("long sword", dmg=4, dsc=2),), itv=12)
->>> thug = Combatant("t", "Thug", "foes", spd=2, skl=2, vgr=3, melee=0, stm=5, bzf=10,
-...                  vitality=8, zones=(ZoneIn("chest"),),
-...                  weapons=(WeaponIn("club", dmg=2),), itv=8)
->>> f = simulate([knight, thug], fights=400, seed=1)
->>> f.fights, f.party_standing > 0.9
-(400, True)
->>> d = exact_duel(knight, thug)
->>> abs(d.party_standing - f.party_standing) < 0.05
-True
-"""
+"""The pieces of a forecast fight, shared by the simulation (:mod:`.simulation`) and the exact
+duel (:mod:`.duel`): the fighters (:class:`Combatant`), each strike's 100 faces
+(:func:`face_table`), the policy both sides follow (:func:`choose`), and what is counted over
+the fights and reported (:class:`Tally`, :func:`report`, :class:`Forecast`)."""
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rules.engine import dice, odds
 from rules.engine.errors import RulesError
-from rules.engine.omg_character import InitiativeEntry, initiative_order, on_alert
 from rules.engine.omg_check import composite_pro
 from rules.engine.omg_combat import (
     Attacker,
@@ -47,25 +22,6 @@ from rules.engine.omg_combat import (
 )
 from rules.engine.omg_wounds import vit_loss
 
-__all__ = [
-    "DEFAULT_ROUND_LIMIT",
-    "STAMINA_DIFFICULTY",
-    "Choice",
-    "Combatant",
-    "CombatantOdds",
-    "Forecast",
-    "GroupOdds",
-    "WeaponIn",
-    "ZoneIn",
-    "choose",
-    "exact_duel",
-    "face_table",
-    "simulate",
-    "verdict",
-    "wilson",
-]
-
-#: The fight stops after this many rounds unless told otherwise; the forecast says how often.
 DEFAULT_ROUND_LIMIT = 20
 #: The Stamina test's DIF when the GM sets none (Moderate, docs/rules.md "Wounds and healing").
 STAMINA_DIFFICULTY = 20
@@ -185,7 +141,7 @@ def face_table(attacker: Attacker, defender: Defender) -> tuple[Face, ...]:
 
 
 @lru_cache(maxsize=16_384)
-def _grouped(attacker: Attacker, defender: Defender) -> tuple[tuple[int, Face], ...]:
+def grouped_faces(attacker: Attacker, defender: Defender) -> tuple[tuple[int, Face], ...]:
     """The same faces grouped: (how many of 100, face) for each distinct outcome."""
     counts: dict[Face, int] = {}
     for face in face_table(attacker, defender):
@@ -194,7 +150,7 @@ def _grouped(attacker: Attacker, defender: Defender) -> tuple[tuple[int, Face], 
 
 
 @lru_cache(maxsize=64)
-def _stamina_passes(stm: int, difficulty: int) -> int:
+def stamina_passes(stm: int, difficulty: int) -> int:
     """Faces of 100 on which a Stamina test passes (PRO 50 + 5 x STM v the DIF)."""
     return odds.check_odds(composite_pro(stm), difficulty).hits
 
@@ -288,7 +244,7 @@ def choose(
     return best
 
 
-_choose = lru_cache(maxsize=65_536)(choose)
+cached_choose = lru_cache(maxsize=65_536)(choose)
 
 
 # -- Results ------------------------------------------------------------------------------------
@@ -445,7 +401,7 @@ def verdict(party_standing: float, party: Sequence[tuple[str, float]]) -> tuple[
 
 
 @dataclass
-class _Tally:
+class Tally:
     """Counts over the fights, filled by the simulation or (weighted) by the exact duel."""
 
     n: int
@@ -471,8 +427,8 @@ def _percentile(dist: dict[int, float], total: float, q: float) -> float:
     return float(max(dist)) if dist else 0.0
 
 
-def _report(
-    fighters: Sequence[Combatant], t: _Tally, *, seed: int | None, limit: int, exact: bool
+def report(
+    fighters: Sequence[Combatant], t: Tally, *, seed: int | None, limit: int, exact: bool
 ) -> Forecast:
     total = t.total or 1.0
     odds_of = tuple(
@@ -539,7 +495,7 @@ def _report(
 # -- Shared by the simulation and the exact duel ------------------------------------------------
 
 
-def _validate(fighters: Sequence[Combatant], round_limit: int, stamina_difficulty: int) -> None:
+def validate(fighters: Sequence[Combatant], round_limit: int, stamina_difficulty: int) -> None:
     if not isinstance(fighters, Sequence) or not fighters:
         raise RulesError("give the fighters of both sides")
     if len(fighters) > MAX_COMBATANTS:
@@ -553,15 +509,7 @@ def _validate(fighters: Sequence[Combatant], round_limit: int, stamina_difficult
     dice.require_int("Stamina difficulty", stamina_difficulty, 5, 50)
 
 
-def _entries(fighters: Sequence[Combatant], itvs: Sequence[int]) -> list[int]:
-    entries = [
-        InitiativeEntry(i, on_alert(itv) if c.on_alert else itv, c.spd, c.foc, i)
-        for i, (c, itv) in enumerate(zip(fighters, itvs, strict=True))
-    ]
-    return [e.key for e in initiative_order(entries)]
-
-
-def _pick_zone(zones: tuple[int, ...], wounds: Sequence[int]) -> int:
+def pick_zone(zones: tuple[int, ...], wounds: Sequence[int]) -> int:
     """Of the zones the choice allows, the one with the most wounds (first on a tie): the
     seed's advice to press a zone already hurt."""
     best = zones[0]
@@ -569,334 +517,3 @@ def _pick_zone(zones: tuple[int, ...], wounds: Sequence[int]) -> int:
         if wounds[z] > wounds[best]:
             best = z
     return best
-
-
-# -- Simulation ---------------------------------------------------------------------------------
-
-
-def simulate(
-    fighters: Sequence[Combatant],
-    *,
-    fights: int = 10_000,
-    seed: int | None = None,
-    round_limit: int = DEFAULT_ROUND_LIMIT,
-    stamina_difficulty: int = STAMINA_DIFFICULTY,
-    rng: random.Random | None = None,
-) -> Forecast:
-    """Play the fight ``fights`` times (a seeded ``random.Random(seed)`` unless ``rng`` is
-    given) and count what happened. See the module's example."""
-    _validate(fighters, round_limit, stamina_difficulty)
-    dice.require_int("fights", fights, 1, MAX_FIGHTS)
-    rng = rng if rng is not None else random.Random(seed)  # noqa: S311 - a forecast, not a secret
-    rand = rng.random
-    n = len(fighters)
-    side = [0 if c.side == "party" else 1 for c in fighters]
-    foes_of = [[j for j in range(n) if side[j] != side[i]] for i in range(n)]
-    bzf = [c.bzf for c in fighters]
-    passes = [_stamina_passes(c.stm, stamina_difficulty) for c in fighters]
-    groups = sorted({c.group for c in fighters if c.side == "foes"})
-    members = {g: [i for i, c in enumerate(fighters) if c.group == g] for g in groups}
-    # Each fighter's initiative entry for each face of its d10 (one when the sheet has an
-    # ITV), built once: a fight only picks them and orders them by the engine's rule.
-    entry_faces = [
-        [
-            InitiativeEntry(i, on_alert(itv) if c.on_alert else itv, c.spd, c.foc, i)
-            for itv in ([c.itv] if c.itv is not None else [c.itv_base + f for f in range(1, 11)])
-        ]
-        for i, c in enumerate(fighters)
-    ]
-    rolled = [i for i, c in enumerate(fighters) if c.itv is None]
-    fixed_order = None if rolled else [e.key for e in initiative_order([f[0] for f in entry_faces])]
-    start_wounds = [[z.wounds for z in c.zones] for c in fighters]
-    start_arms = [[z.arm for z in c.zones] for c in fighters]
-    start_griev = [[z.grievous for z in c.zones] for c in fighters]
-    start_weapons = [[w.dmg for w in c.arsenal] for c in fighters]
-    cache: dict[
-        tuple[int, tuple[int, ...], int, tuple[int, ...]], tuple[float, Choice, tuple[Face, ...]]
-    ] = {}
-    t = _Tally(fights)
-    t.down = [0.0] * n
-    t.ko = [0.0] * n
-    t.grievous = [0.0] * n
-    t.takedowns = [0.0] * n
-    t.damage = [0.0] * n
-    t.beaten = dict.fromkeys(groups, 0.0)
-
-    # The fight's state, reset in place for each fight (the strike below reads these lists).
-    vit = [0] * n
-    able = [False] * n
-    knocked = [False] * n
-    hurt = [False] * n
-    alive = [0, 0]
-    wounds: list[list[int]] = []
-    arms: list[list[int]] = []
-    griev: list[list[bool]] = []
-    astate: list[tuple[int, ...]] = []
-    wdmg: list[list[int]] = []
-    wstate: list[tuple[int, ...]] = []
-
-    def act(i: int, prefer: int, counters: list[tuple[int, int]] | None) -> None:
-        targets = [prefer] if prefer >= 0 and able[prefer] else [j for j in foes_of[i] if able[j]]
-        best: tuple[float, Choice, tuple[Face, ...]] | None = None
-        target = -1
-        for j in targets:
-            key = (i, wstate[i], j, astate[j])
-            entry = cache.get(key)
-            if entry is None:
-                ch = choose(fighters[i], wstate[i], fighters[j], astate[j])
-                entry = (ch.score, ch, face_table(ch.attacker, ch.defender))
-                cache[key] = entry
-            # Ties go to the target with the least Vitality left, then the first.
-            if best is None or entry[0] > best[0] or (entry[0] == best[0] and vit[j] < vit[target]):
-                best, target = entry, j
-        assert best is not None
-        j = target
-        ch = best[1]
-        zw = wounds[j]
-        z = _pick_zone(ch.zones, zw)
-        dmgs, wear, weapon_wear, counter = best[2][int(rand() * 100)]
-        before = vit[j]
-        new_grievous = False
-        for d in dmgs:
-            zw[z], vit[j] = wound(zw[z], d, bzf=bzf[j], vitality=vit[j])
-            if not griev[j][z] and zw[z] > bzf[j]:
-                griev[j][z] = new_grievous = True
-        if wear:
-            arms[j][z] = max(0, arms[j][z] - wear)
-            astate[j] = tuple(arms[j])
-        if weapon_wear:
-            wdmg[i][ch.weapon] -= weapon_wear
-            wstate[i] = tuple(wdmg[i])
-        t.damage[i] += before - vit[j]
-        if new_grievous:
-            hurt[j] = True
-        if vit[j] == 0:
-            able[j] = False
-            alive[side[j]] -= 1
-            t.takedowns[i] += 1
-        elif new_grievous and int(rand() * 100) >= passes[j]:
-            able[j] = False
-            knocked[j] = True
-            alive[side[j]] -= 1
-            t.takedowns[i] += 1
-        elif counter and counters is not None:
-            counters.append((j, i))
-
-    for _ in range(fights):
-        vit[:] = [c.vitality for c in fighters]
-        able[:] = [c.able and c.vitality > 0 for c in fighters]
-        knocked[:] = [not c.able and c.vitality > 0 for c in fighters]
-        hurt[:] = [False] * n
-        wounds[:] = [w[:] for w in start_wounds]
-        arms[:] = [a[:] for a in start_arms]
-        griev[:] = [g[:] for g in start_griev]
-        astate[:] = [tuple(a) for a in arms]
-        wdmg[:] = [w[:] for w in start_weapons]
-        wstate[:] = [tuple(w) for w in wdmg]
-        alive[:] = [0, 0]
-        for i in range(n):
-            alive[side[i]] += able[i]
-        if fixed_order is not None:
-            order = fixed_order
-        else:
-            picked = [f[0] for f in entry_faces]
-            for i in rolled:
-                picked[i] = entry_faces[i][dice.roll_d10(rng) - 1]
-            order = [e.key for e in initiative_order(picked)]
-
-        rnd = 0
-        while alive[0] and alive[1] and rnd < round_limit:
-            rnd += 1
-            counters: list[tuple[int, int]] = []
-            for i in order:
-                if not (alive[0] and alive[1]):
-                    break
-                if able[i]:
-                    act(i, -1, counters)
-            if counters and alive[0] and alive[1]:
-                # Before the round ends, in initiative order, each fighter makes the
-                # counterattacks its parries earned, at the attacker it parried if that one
-                # can still be hit. Parries made while countering earn none (docs/rules.md).
-                for i in order:
-                    for c_i, parried in counters:
-                        if c_i == i and able[i] and alive[0] and alive[1]:
-                            act(i, parried, None)
-        t.rounds[rnd] = t.rounds.get(rnd, 0.0) + 1
-        t.total += 1
-        if alive[0]:
-            t.standing += 1
-        if not alive[1]:
-            t.wins += 1
-        if alive[0] and alive[1]:
-            t.limit += 1
-        for i in range(n):
-            if vit[i] == 0:
-                t.down[i] += 1
-            elif knocked[i]:
-                t.ko[i] += 1
-            if hurt[i]:
-                t.grievous[i] += 1
-        for g in groups:
-            if not any(able[i] for i in members[g]):
-                t.beaten[g] += 1
-    return _report(fighters, t, seed=seed, limit=round_limit, exact=False)
-
-
-# -- The exact duel -----------------------------------------------------------------------------
-
-#: One fighter in the exact duel: Vitality, knocked out, wounds, ARM and grievous marks per
-#: zone, weapons' DMG, and whether a grievous wound was taken in this fight.
-_State = tuple[int, bool, tuple[int, ...], tuple[int, ...], tuple[bool, ...], tuple[int, ...], bool]
-
-#: The most states the exact duel keeps at once unless told (each a few hundred bytes).
-MAX_DUEL_STATES = 200_000
-
-
-def _start(c: Combatant) -> _State:
-    return (
-        c.vitality,
-        not c.able,
-        tuple(z.wounds for z in c.zones),
-        tuple(z.arm for z in c.zones),
-        tuple(z.grievous for z in c.zones),
-        tuple(w.dmg for w in c.arsenal),
-        False,
-    )
-
-
-def _able(s: _State) -> bool:
-    return s[0] > 0 and not s[1]
-
-
-def _strike_branches(
-    att: Combatant, a: _State, dfd: Combatant, d: _State, passes: int
-) -> list[tuple[float, _State, _State, bool]]:
-    """Every outcome of ``att`` striking ``dfd``: (probability, attacker after, defender
-    after, counterattack earned)."""
-    ch = _choose(att, a[5], dfd, d[3])
-    z = _pick_zone(ch.zones, d[2])
-    out: list[tuple[float, _State, _State, bool]] = []
-    for count, (dmgs, wear, weapon_wear, counter) in _grouped(ch.attacker, ch.defender):
-        p = count / 100
-        vit = d[0]
-        wounds = list(d[2])
-        griev = list(d[4])
-        new_grievous = False
-        for dmg in dmgs:
-            wounds[z], vit = wound(wounds[z], dmg, bzf=dfd.bzf, vitality=vit)
-            if not griev[z] and wounds[z] > dfd.bzf:
-                griev[z] = new_grievous = True
-        arms = list(d[3])
-        arms[z] = max(0, arms[z] - wear)
-        weapons = list(a[5])
-        weapons[ch.weapon] -= weapon_wear
-        a2 = (a[0], a[1], a[2], a[3], a[4], tuple(weapons), a[6])
-        base = (vit, d[1], tuple(wounds), tuple(arms), tuple(griev), d[5], d[6] or new_grievous)
-        if vit > 0 and new_grievous:
-            ok = passes / 100
-            if ok:
-                out.append((p * ok, a2, base, counter))
-            if ok < 1:
-                ko = (base[0], True, *base[2:])
-                out.append((p * (1 - ok), a2, ko, False))
-        else:
-            out.append((p, a2, base, counter and vit > 0))
-    return out
-
-
-def exact_duel(
-    party: Combatant,
-    foe: Combatant,
-    *,
-    round_limit: int = DEFAULT_ROUND_LIMIT,
-    stamina_difficulty: int = STAMINA_DIFFICULTY,
-    max_states: int | None = None,
-) -> Forecast:
-    """One against one, every branch walked: the same policy and rules as :func:`simulate`,
-    each strike's 100 faces and each Stamina test weighed exactly. Initiative rolled for a
-    fighter without an ITV is weighed over its ten faces. Meant for small cases (a few zones);
-    refuses (:class:`RulesError`) once more than ``max_states`` (``MAX_DUEL_STATES`` unless
-    given) are open at once."""
-    limit_states = MAX_DUEL_STATES if max_states is None else max_states
-    fighters = (party, foe)
-    _validate(fighters, round_limit, stamina_difficulty)
-    if party.side != "party" or foe.side != "foes":
-        raise RulesError("the exact duel is a party member against a foe")
-    passes = (
-        _stamina_passes(party.stm, stamina_difficulty),
-        _stamina_passes(foe.stm, stamina_difficulty),
-    )
-    orders: dict[tuple[int, ...], float] = {}
-    faces = [
-        [c.itv] if c.itv is not None else [c.itv_base + f for f in range(1, 11)] for c in fighters
-    ]
-    for x in faces[0]:
-        for y in faces[1]:
-            o = tuple(_entries(fighters, [x, y]))
-            orders[o] = orders.get(o, 0.0) + 1 / (len(faces[0]) * len(faces[1]))
-
-    t = _Tally(0)
-    t.down = [0.0, 0.0]
-    t.ko = [0.0, 0.0]
-    t.grievous = [0.0, 0.0]
-    t.takedowns = [0.0, 0.0]
-    t.damage = [0.0, 0.0]
-    t.beaten = {foe.group: 0.0}
-
-    def ends(rnd: int, s: tuple[_State, _State], pv: float, limit: bool) -> None:
-        """Count a fight that ends here with weight ``pv``."""
-        outs = [st[0] == 0 or st[1] for st in s]
-        t.total += pv
-        t.standing += pv * (not outs[0])
-        t.wins += pv * outs[1]
-        t.limit += pv * limit
-        t.rounds[rnd] = t.rounds.get(rnd, 0.0) + pv
-        for i, st in enumerate(s):
-            t.down[i] += pv * (st[0] == 0)
-            t.ko[i] += pv * (st[0] > 0 and st[1])
-            t.grievous[i] += pv * st[6]
-            t.takedowns[1 - i] += pv * outs[i]
-            t.damage[1 - i] += pv * (fighters[i].vitality - st[0])
-        t.beaten[foe.group] += pv * outs[1]
-
-    start = (_start(party), _start(foe))
-    if not (_able(start[0]) and _able(start[1])):
-        ends(0, start, 1.0, False)
-    else:
-        for order, weight in orders.items():
-            # Walk the fight forward, merging equal states: a round is the first in
-            # initiative striking, then the second, then the first's counterattacks, then
-            # the second's (earned by parries in the first two steps only).
-            dist: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {
-                ((0, 0), start): weight
-            }
-            for rnd in range(1, round_limit + 1):
-                for phase in range(4):
-                    who = order[0] if phase in (0, 2) else order[1]
-                    other = 1 - who
-                    nxt: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {}
-                    for (cs, st), pv in dist.items():
-                        if phase >= 2 and not cs[who]:
-                            nxt[(cs, st)] = nxt.get((cs, st), 0.0) + pv
-                            continue
-                        for p, a2, d2, counter in _strike_branches(
-                            fighters[who], st[who], fighters[other], st[other], passes[other]
-                        ):
-                            st2 = (a2, d2) if who == 0 else (d2, a2)
-                            if not _able(d2):
-                                ends(rnd, st2, pv * p, False)
-                                continue
-                            cs2 = cs
-                            if counter and phase < 2:
-                                cs2 = (1, cs[1]) if other == 0 else (cs[0], 1)
-                            nxt[(cs2, st2)] = nxt.get((cs2, st2), 0.0) + pv * p
-                    dist = nxt
-                    if len(dist) > limit_states:
-                        raise RulesError("this duel has too many states to walk exactly")
-                merged: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {}
-                for (_, st), pv in dist.items():
-                    merged[((0, 0), st)] = merged.get(((0, 0), st), 0.0) + pv
-                dist = merged
-            for (_, st), pv in dist.items():
-                ends(round_limit, st, pv, True)
-    return _report(fighters, t, seed=None, limit=round_limit, exact=True)
