@@ -32,8 +32,9 @@
         el.remove();
       }
     });
+    // data-not-owner: the players (space-separated) who get a version of their own instead.
     root.querySelectorAll("[data-not-owner]").forEach(function (el) {
-      if (el.getAttribute("data-not-owner") === viewer) {
+      if (el.getAttribute("data-not-owner").split(" ").indexOf(viewer) >= 0) {
         el.remove();
       }
     });
