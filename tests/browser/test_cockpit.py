@@ -6,6 +6,7 @@ bounding box is measured, not only found). Screenshots go to $COCKPIT_SHOTS when
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -90,9 +91,7 @@ def twelve(transactional_db: None) -> dict[str, Any]:
     captain = make_thug(campaign, gm, name="Salvager Captain", itv=20)
     thug = make_thug(campaign, gm)
     encounter, _ = services.create_encounter(campaign=campaign, name="Ambush", actor=gm)
-    services.add_participants(
-        encounter=encounter, characters=[captain, ysolde, brannoc], actor=gm
-    )
+    services.add_participants(encounter=encounter, characters=[captain, ysolde, brannoc], actor=gm)
     services.add_npc_copies(encounter=encounter, npc=thug, count=5, actor=gm, hidden=False)
     services.add_npc_copies(encounter=encounter, npc=thug, count=4, actor=gm, hidden=True)
     services.start_encounter(encounter=encounter, actor=gm)
@@ -109,12 +108,159 @@ def twelve(transactional_db: None) -> dict[str, Any]:
     }
 
 
-def test_look(asgi_server, browser: Browser, twelve: dict[str, Any]) -> None:
-    base = asgi_server.url
+def test_a_strike_is_played_without_scrolling_on_the_laptop_and_the_phone(
+    asgi_server, browser: Browser, twelve: dict[str, Any]
+) -> None:
+    base, url = asgi_server.url, asgi_server.url + twelve["url"]
     gm = log_in(browser, base, "gm", LAPTOP)
     pat = log_in(browser, base, "pat", PHONE)
-    open_live(gm, base + twelve["url"])
-    open_live(pat, base + twelve["url"])
-    shot(gm, "look-gm")
-    pat.screenshot(path=os.path.join(SHOTS or "/tmp", "look-pat-full.png"), full_page=True)
-    shot(pat, "look-pat")
+    open_live(gm, url)
+    open_live(pat, url)
+    ysolde, chest = twelve["ysolde"], twelve["chest"]
+    # Pat's row is marked, and Pat is told the turn comes next.
+    expect(pat.get_by_test_id(f"participant-{ysolde.pk}")).to_have_class(re.compile("mine-row"))
+    in_view(pat.get_by_test_id("youre-next"))
+    shot(gm, "1-gm-turn")
+    shot(pat, "1-phone-next")
+
+    # The GM picks Ysolde's chest by clicking its chip in her row, and declares.
+    gm.get_by_test_id(f"zone-{chest.pk}").click()
+    form = gm.get_by_test_id("declare-form")
+    expect(form.locator("select[name=target_zone]")).to_have_value(f"{ysolde.pk}:{chest.pk}")
+    form.locator("select[name=action]").select_option("precise")
+    in_view(form.get_by_test_id("declare"))
+    form.get_by_test_id("declare").click()
+
+    # The phone's defense dock, at the bottom of the screen.
+    parry = pat.get_by_test_id("defend-parry")
+    in_view(parry)
+    shot(pat, "2-phone-defend")
+    parry.click()
+
+    # The GM's roll button is in view, and focused: the next thing to do.
+    decl = Declaration.objects.get(encounter=twelve["encounter"])
+    roll = gm.get_by_test_id("roll")
+    in_view(roll)
+    expect(roll).to_be_focused()
+    decl.refresh_from_db()
+    gm.get_by_test_id("roll-value").fill(str(a_hitting_roll(decl)))
+    shot(gm, "2-gm-roll")
+    roll.click()
+
+    # Both read the outcome in view, each from their side.
+    card = gm.get_by_test_id("result-card")
+    in_view(card)
+    expect(card.get_by_test_id("result-headline")).to_have_text(
+        "Salvager Captain's precise strike hit Ysolde Varr"
+    )
+    phone_card = pat.get_by_test_id("result-card")
+    expect(phone_card.get_by_test_id("result-headline")).to_have_text(
+        "Hit you: Salvager Captain's precise strike struck Ysolde Varr"
+    )
+    expect(phone_card).to_have_attribute("data-tone", "bad")
+    in_view(phone_card)
+    next_turn = gm.get_by_test_id("next-turn")
+    in_view(next_turn)
+    expect(next_turn).to_be_focused()
+    shot(gm, "3-gm-result")
+    shot(pat, "3-phone-result")
+    not_scrolled(gm)
+    not_scrolled(pat)
+
+    # Next turn: Ysolde's. The phone docks the turn, and Pat strikes from the dock.
+    next_turn.click()
+    dock = pat.get_by_test_id("turn-dock")
+    expect(dock).to_contain_text("Your turn: Ysolde Varr")
+    strike = dock.get_by_test_id("dock-precise")
+    in_view(strike)
+    in_view(dock.get_by_test_id("turn-dock-target"))
+    shot(pat, "4-phone-your-turn")
+    shot(gm, "4-gm-next")
+    strike.click()
+    expect(gm.locator(".declaration")).to_contain_text("Ysolde Varr → ")
+    mine = Declaration.objects.filter(attacker=ysolde).get()
+    assert mine.action == "precise"
+    # The GM defends for the NPC from the pane, in view, by key.
+    defend = gm.get_by_test_id("defend-dodge")
+    in_view(defend)
+    gm.keyboard.press("1")
+    expect(gm.locator(f"[data-testid=declaration-{mine.pk}]")).to_contain_text("will dodge")
+    shot(gm, "5-gm-defended")
+    shot(pat, "5-phone-declared")
+    # Pat's attack waits docked at the bottom of the phone, and is rolled from there.
+    own = pat.locator(f"[data-own-attack='{mine.pk}']")
+    expect(own).to_contain_text("will dodge")
+    pat_roll = own.get_by_test_id("roll")
+    in_view(pat_roll)
+    shot(pat, "6-phone-own-roll")
+    pat_roll.click()
+    expect(pat.get_by_test_id("result-card").get_by_test_id("result-headline")).to_contain_text(
+        "Your precise strike"
+    )
+    in_view(pat.get_by_test_id("result-card"))
+    expect(gm.get_by_test_id("result-card").get_by_test_id("result-headline")).to_contain_text(
+        "Ysolde Varr's precise strike"
+    )
+    shot(pat, "7-phone-own-result")
+    not_scrolled(gm)
+    not_scrolled(pat)
+
+
+def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
+    asgi_server, browser: Browser, twelve: dict[str, Any]
+) -> None:
+    base, url = asgi_server.url, asgi_server.url + twelve["url"]
+    gm = log_in(browser, base, "gm", LAPTOP)
+    open_live(gm, url)
+    axe_clean(gm)
+    # Keyboard only: Tab to the target picker, choose, Tab to Declare, Enter.
+    target = gm.locator("#declare-form select[name=target_zone]")
+    for _ in range(40):
+        gm.keyboard.press("Tab")
+        if target.evaluate("el => el === document.activeElement"):
+            break
+    expect(target).to_be_focused()
+    gm.keyboard.press("ArrowDown")  # the next zone
+    declare = gm.get_by_test_id("declare")
+    for _ in range(10):
+        gm.keyboard.press("Tab")
+        if declare.evaluate("el => el === document.activeElement"):
+            break
+    expect(declare).to_be_focused()
+    gm.keyboard.press("Enter")
+    # The defense is Pat's: the roll button comes once it is declared.
+    decl = Declaration.objects.get(encounter=twelve["encounter"])
+    services.declare_defense(declaration=decl, defense="dodge", actor=decl.target.character.owner)
+    roll = gm.get_by_test_id("roll")
+    expect(roll).to_be_focused()
+    gm.keyboard.press("Enter")
+    expect(gm.get_by_test_id("result-card")).to_be_visible()
+    expect(gm.get_by_test_id("next-turn")).to_be_focused()
+    # Undo asks first: "u" opens the question, Escape leaves it, nothing undone.
+    gm.keyboard.press("u")
+    expect(gm.get_by_test_id("undo")).to_be_focused()
+    expect(gm.get_by_test_id("undo-ask")).to_have_attribute("open", "")
+    axe_clean(gm)
+    gm.keyboard.press("Enter")
+    expect(gm.get_by_test_id("result-card")).to_have_count(0)
+    pat = log_in(browser, base, "pat", PHONE)
+    open_live(pat, url)
+    axe_clean(pat)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_screens_look_right(asgi_server, browser: Browser, twelve: dict[str, Any], scheme):
+    base, url = asgi_server.url, asgi_server.url + twelve["url"]
+    gm = log_in(browser, base, "gm", {**WIDE, "color_scheme": scheme})
+    open_live(gm, url)
+    shot(gm, f"gm-1920-{scheme}")
+    services.next_turn(encounter=twelve["encounter"], actor=twelve["encounter"].campaign.gm)
+    pat = log_in(browser, base, "pat", {**PHONE, "color_scheme": scheme})
+    open_live(pat, url)
+    expect(pat.get_by_test_id("turn-dock")).to_be_visible()
+    shot(pat, f"phone-turn-{scheme}")
+    axe_clean(pat)
+    laptop = log_in(browser, base, "gm", {**LAPTOP, "color_scheme": scheme})
+    open_live(laptop, url)
+    shot(laptop, f"gm-1280-{scheme}")
+    axe_clean(laptop)
