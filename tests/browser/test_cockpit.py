@@ -228,9 +228,13 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
             break
     expect(declare).to_be_focused()
     gm.keyboard.press("Enter")
-    # The defense is Pat's: the roll button comes once it is declared.
-    decl = Declaration.objects.get(encounter=twelve["encounter"])
-    services.declare_defense(declaration=decl, defense="dodge", actor=decl.target.character.owner)
+    expect(gm.locator("article.declaration")).to_contain_text("Waiting for")
+    # Pat defends by key on a laptop: 2 is parry.
+    pat = log_in(browser, base, "pat", LAPTOP)
+    open_live(pat, url)
+    expect(pat.get_by_test_id("defend-parry")).to_be_visible()
+    pat.keyboard.press("2")
+    expect(pat.locator("article.declaration").first).to_contain_text("will parry")
     roll = gm.get_by_test_id("roll")
     expect(roll).to_be_focused()
     gm.keyboard.press("Enter")
@@ -243,9 +247,9 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
     axe_clean(gm)
     gm.keyboard.press("Enter")
     expect(gm.get_by_test_id("result-card")).to_have_count(0)
-    pat = log_in(browser, base, "pat", PHONE)
-    open_live(pat, url)
-    axe_clean(pat)
+    phone = log_in(browser, base, "pat", PHONE)
+    open_live(phone, url)
+    axe_clean(phone)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
