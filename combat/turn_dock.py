@@ -10,12 +10,13 @@ GM has the cockpit's declare form instead. The server checks the declaration any
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from rules.engine import omg
-from rules.engine.omg_data import weapon_discipline
-from sheets.numbers import STRIKE_MODES, aptitudes_of
+from rules.engine import odds, omg
+from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
+from sheets.numbers import DEFENSE_MODES, STRIKE_MODES, aptitudes_of
 
 STRIKE_LABELS = {"fast": "Fast", "precise": "Precise", "mighty": "Mighty"}
 
@@ -35,6 +36,24 @@ class TurnDock:
     targets: list[Any]  # rows that may be struck, the GM's characters first
     weapon: Any | None  # the first weapon in hand, struck with
     strikes: list[StrikeChoice]
+    #: Each target's chance (in %) that each strike hits against its best defense, for the
+    #: targets whose numbers the viewer may see: ``{target id: {mode: %}}``.
+    chances: dict[int, dict[str, int]]
+
+    @property
+    def chances_json(self) -> str:
+        return json.dumps(self.chances)
+
+    @property
+    def first_chances(self) -> dict[str, int]:
+        first = self.targets[0].p.pk if self.targets else None
+        return self.chances.get(first, {}) if first is not None else {}
+
+    @property
+    def strike_rows(self) -> list[tuple[StrikeChoice, int | None]]:
+        """Each strike with its chance against the first target (None: hidden numbers)."""
+        first = self.first_chances
+        return [(s, first.get(s.mode)) for s in self.strikes]
 
 
 def strike_choices(row: Any, weapon: Any | None) -> list[StrikeChoice]:
@@ -49,6 +68,24 @@ def strike_choices(row: Any, weapon: Any | None) -> list[StrikeChoice]:
         StrikeChoice(mode, STRIKE_LABELS[mode], apt, omg.strike_pro(mode, values[apt], level))
         for mode, apt in STRIKE_MODES
     ]
+
+
+def hit_chances(strikes: list[StrikeChoice], targets: list[Any]) -> dict[int, dict[str, int]]:
+    """Per target whose numbers are shown (``row.show``), the chance of each strike against
+    its best defense (the lowest: the defender picks it), from the exact odds of the PvD
+    (docs/rules.md, "Odds"). A hidden NPC's DIFs are its numbers: it gets none."""
+    found: dict[int, dict[str, int]] = {}
+    for t in targets:
+        if not t.show:
+            continue
+        character = t.p.character
+        values = aptitudes_of(character).as_dict()
+        melee = next((d.level for d in character.disciplines.all() if d.name == MELEE_COMBAT), 0)
+        difs = [omg.defense_dif(m, values[apt], melee) for m, apt in DEFENSE_MODES]
+        found[t.p.pk] = {
+            s.mode: min(odds.check_odds(s.pro, dif).hits for dif in difs) for s in strikes
+        }
+    return found
 
 
 def _owner(row: Any, shared: bool) -> int | None | bool:
@@ -77,7 +114,9 @@ def docks(
         weapon = None if acting.p.disarmed else next(iter(acting.weapons), None)
         targets = [r for r in rows if r.p.pk != acting.p.pk and r.p.can_defend]
         targets.sort(key=lambda r: not r.p.character.is_npc)
-        found["dock"] = TurnDock(acting, owner, targets, weapon, strike_choices(acting, weapon))
+        strikes = strike_choices(acting, weapon)
+        chances = hit_chances(strikes, targets)
+        found["dock"] = TurnDock(acting, owner, targets, weapon, strikes, chances)
     # The next one to act after this turn (skipping those who cannot act, as next turn does).
     at = rows.index(acting)
     after = [r for r in rows[at + 1 :] + rows[:at] if r.p.can_act]

@@ -65,6 +65,21 @@
     select.classList.add("picked");
   });
 
+  // The turn dock's chances follow the target chosen (none for a hidden one).
+  slot.addEventListener("change", function (event) {
+    var select = event.target;
+    var form = select.closest && select.closest("[data-chances]");
+    if (!form || select.name !== "target_zone") {
+      return;
+    }
+    var chances = JSON.parse(form.getAttribute("data-chances") || "{}");
+    var mine = chances[select.value.split(":")[0]] || null;
+    form.querySelectorAll("[data-chance]").forEach(function (el) {
+      var mode = el.getAttribute("data-chance");
+      el.textContent = mine && mine[mode] !== undefined ? mine[mode] + "%" : "hidden";
+    });
+  });
+
   // --- Focus on the next thing to do --------------------------------------------------------
   var NEXT = {
     declare: ["[data-testid=roll]", "[data-testid^=defend-]", "[data-testid^=declaration-]"],

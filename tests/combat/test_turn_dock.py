@@ -4,11 +4,16 @@ dock declares like the full form."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
+
 import pytest
 
 from combat import services
-from combat.models import Declaration
+from combat.models import Declaration, Participant
 from combat.views import LiveTracker
+from rules.engine import odds
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +29,7 @@ def test_it_docks_the_players_turn_with_each_strikes_pro(fight, client_for):
     # Ysolde: SPD 3, SKL 4, VGR 5 with Swordsmanship 3: PRO 80, 85, 90.
     for mode, pro in (("fast", 80), ("precise", 85), ("mighty", 90)):
         assert f'data-testid="dock-{mode}"' in page
-        assert f"PRO {pro}</strong>" in page
+        assert f"PRO {pro}</small>" in page
     assert f'data-participant="{fight.ysolde.pk}"' in page
     assert "mine-row" in page and 'tag-you">you</small>' in page
     gm_page = _page(client_for(fight.table.gm), fight)
@@ -66,3 +71,22 @@ def test_the_shared_render_docks_the_turn_for_its_player_only(fight):
         in html
     )
     assert f'data-owned-by="{player.pk}"' in html
+
+
+def test_the_dock_gives_each_strikes_chance_but_none_against_a_hidden_npc(fight, client_for):
+    services.add_npc_copies(
+        encounter=fight.encounter, npc=fight.npc, count=1, actor=fight.table.gm, hidden=False
+    )
+    visible = Participant.objects.get(encounter=fight.encounter, character__name="Salvager Thug #2")
+    page = _page(client_for(fight.table.player), fight)
+    match = re.search(r'data-chances="([^"]*)"', page)
+    assert match
+    chances = json.loads(html.unescape(match.group(1)))
+    assert str(fight.thug.pk) not in chances  # the hidden thug's DIFs are its numbers
+    # The thug's best defense is its block, DIF 5 x (VGR 4 + Melee Combat 1) = 25.
+    assert chances[str(visible.pk)] == {
+        mode: odds.check_odds(pro, 25).hits
+        for mode, pro in (("fast", 80), ("precise", 85), ("mighty", 90))
+    }
+    # The first target offered is the hidden thug: its chances read "hidden".
+    assert 'data-chance="fast">hidden</strong>' in page
