@@ -1,6 +1,6 @@
-""""Add to the fight" lists the campaign's player characters and its own NPCs apart, with real
-checkboxes, and leaves out the copies other fights made; the library's NPCs have their own
-way in."""
+"""The "Add to the fight" panel lists the campaign's player characters and its own NPCs
+apart, with real checkboxes, and leaves out the copies other fights made; the library's NPCs
+have their own way in."""
 
 from __future__ import annotations
 
