@@ -240,6 +240,12 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
     gm.keyboard.press("Enter")
     expect(gm.get_by_test_id("result-card")).to_be_visible()
     expect(gm.get_by_test_id("next-turn")).to_be_focused()
+    # A focus ring you can see: solid, at least 2 px, off the button (WCAG 2.2).
+    ring = gm.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return [s.outlineStyle, parseFloat(s.outlineWidth), parseFloat(s.outlineOffset)]; }"
+    )
+    assert ring[0] == "solid" and ring[1] >= 2 and ring[2] >= 1, ring
     # Undo asks first: "u" opens the question, Escape leaves it, nothing undone.
     gm.keyboard.press("u")
     expect(gm.get_by_test_id("undo")).to_be_focused()
