@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from combat import perspective
 from combat.models import CombatLogEntry, Participant
 
 if TYPE_CHECKING:
@@ -27,6 +28,20 @@ class ResultCard:
     success: bool | None = None
     hits: int | None = None
     changes: list[str] = field(default_factory=list)
+    #: The headline for this reader, and whether it is good or bad news for them.
+    reading: perspective.Reading | None = None
+    #: In the players' shared render (one render for all, static/js/live.js keeps each
+    #: player's own): the headline for each player in the roll, by user id.
+    owned: list[tuple[int, perspective.Reading]] = field(default_factory=list)
+
+    @property
+    def tone(self) -> str:
+        return self.reading.tone if self.reading else perspective.NEUTRAL
+
+    @property
+    def owners(self) -> str:
+        """The players who read their own headline instead of the neutral one."""
+        return " ".join(str(owner) for owner, _ in self.owned)
 
 
 def _owner_of(item: dict[str, Any]) -> int | None:
@@ -67,8 +82,13 @@ def result_card(
     is_gm: bool,
 ) -> ResultCard | None:
     """The card for the latest entry when it is a roll (None otherwise). ``participants``
-    come with their characters, zones and weapons loaded (the encounter page has them)."""
-    if entry is None or entry.kind != CombatLogEntry.Kind.ROLL:
+    come with their characters, zones and weapons loaded (the encounter page has them). A
+    Stamina test has a card too.
+
+    Its headline is told from the reader's side (combat/perspective.py): their own
+    characters' (none for the GM, who referees). An anonymous ``user`` is the players' shared
+    render: it gets the neutral headline, and each player in the roll their own in ``owned``."""
+    if entry is None or entry.kind not in (CombatLogEntry.Kind.ROLL, CombatLogEntry.Kind.STAMINA):
         return None
     payload = entry.payload
     involves = set(payload.get("involves", []))
@@ -80,6 +100,7 @@ def result_card(
     }
     involved = sees_all or any(p.pk in involves and p.character_id in own for p in participants)
     card = ResultCard(entry=entry, text=entry.text_for(user, hidden))
+    _tell(card, user, participants, is_gm=is_gm)
     result = payload.get("result") or {}
     if involved and result:
         degree = str(result.get("degree", ""))
@@ -107,3 +128,41 @@ def result_card(
         if line is not None:
             card.changes.append(line)
     return card
+
+
+def _tell(
+    card: ResultCard,
+    user: AbstractBaseUser | AnonymousUser,
+    participants: list[Participant],
+    *,
+    is_gm: bool,
+) -> None:
+    entry = card.entry
+    names = {p.pk: p.name for p in participants}
+
+    def read(mine: set[int]) -> perspective.Reading | None:
+        roll = perspective.roll_of(entry, names)
+        if roll is not None:
+            return perspective.reading(roll, mine)
+        return perspective.stamina_reading(entry, names, mine)
+
+    if is_gm:
+        card.reading = read(set())
+        return
+    if user.is_authenticated:
+        card.reading = read({p.pk for p in participants if p.character.owner_id == user.pk})
+        return
+    card.reading = read(set())
+    gm_id = participants[0].encounter.campaign.gm_id if participants else None
+    involves = set(entry.payload.get("involves", []))
+    owners = sorted(
+        {
+            p.character.owner_id
+            for p in participants
+            if p.pk in involves and p.character.owner_id != gm_id
+        }
+    )
+    for owner in owners:
+        own = read({p.pk for p in participants if p.character.owner_id == owner})
+        if own is not None and card.reading is not None and own != card.reading:
+            card.owned.append((owner, own))

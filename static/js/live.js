@@ -32,9 +32,16 @@
         el.remove();
       }
     });
+    // data-not-owner: the players (space-separated) who get a version of their own instead.
     root.querySelectorAll("[data-not-owner]").forEach(function (el) {
-      if (el.getAttribute("data-not-owner") === viewer) {
+      if (el.getAttribute("data-not-owner").split(" ").indexOf(viewer) >= 0) {
         el.remove();
+      }
+    });
+    // The viewer's own rows are marked (the page drawn for them has the class already).
+    root.querySelectorAll("[data-owned-by]").forEach(function (el) {
+      if (el.getAttribute("data-owned-by") === viewer) {
+        el.classList.add("mine-row");
       }
     });
     root.querySelectorAll("[data-owned-section]").forEach(function (el) {
@@ -81,7 +88,9 @@
         return d.id;
       })
       .filter(function (id) {
-        return !sending[id] && !done[id];
+        // The declare form is the server's to open or close: closed while an attack waits
+        // (the GM's pane then shows the attack, its odds and the roll), open again after.
+        return !sending[id] && !done[id] && id !== "declare-panel";
       });
   }
 
@@ -144,10 +153,21 @@
   slot.querySelectorAll("[data-incoming]").forEach(function (el) {
     announced[el.getAttribute("data-incoming")] = true;
   });
+  // The turn coming to one of my characters buzzes too (once per round and character).
+  slot.querySelectorAll("[data-turn]").forEach(function (el) {
+    announced["turn-" + el.getAttribute("data-turn")] = true;
+  });
   function announceIncoming() {
     var fresh = false;
     slot.querySelectorAll("[data-incoming]").forEach(function (el) {
       var id = el.getAttribute("data-incoming");
+      if (!announced[id]) {
+        announced[id] = true;
+        fresh = true;
+      }
+    });
+    slot.querySelectorAll("[data-turn]").forEach(function (el) {
+      var id = "turn-" + el.getAttribute("data-turn");
       if (!announced[id]) {
         announced[id] = true;
         fresh = true;

@@ -32,7 +32,19 @@
 
   var keys = {
     n: function () { return click("[data-testid=next-turn]"); },
-    u: function () { return click("[data-testid=undo]"); },
+    // Undo asks first: the key opens the question, Enter on its button confirms.
+    u: function () {
+      var ask = document.getElementById("undo-ask");
+      if (!ask) {
+        return false;
+      }
+      ask.open = true;
+      var yes = ask.querySelector("[data-testid=undo]");
+      if (yes) {
+        yes.focus();
+      }
+      return true;
+    },
     d: function () { return openAndFocus("#declare-panel", "select[name=attacker]"); },
     r: function () {
       var roll = document.querySelector("[data-testid=roll-value]");
