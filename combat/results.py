@@ -132,7 +132,7 @@ def result_card(
 
 def _tell(
     card: ResultCard,
-    user: AbstractBaseUser | AnonymousUser,
+    user: User | AnonymousUser,
     participants: list[Participant],
     *,
     is_gm: bool,

@@ -47,5 +47,8 @@ def running_fights(user: Any, *, campaign: Any = None) -> list[RunningFight]:
         )
     )
     return [
-        RunningFight(e, e.round, turns.get(e.turn_id), e.campaign.gm_id == user.pk) for e in found
+        RunningFight(
+            e, e.round, turns.get(e.turn_id) if e.turn_id else None, e.campaign.gm_id == user.pk
+        )
+        for e in found
     ]

@@ -2,7 +2,7 @@
 the bottom of the screen (like the defense dock) with its strike choices and their PRO, and the
 targets to strike at; one turn before, "You're next".
 
-Drawn from the tracker's rows (combat/views.py's ``Row``), for the page of the player (their
+Drawn from the tracker's rows (combat/tracker.py's ``Row``), for the page of the player (their
 own characters, ``row.mine``) and for the players' shared live render (``row.controller``:
 drawn for that player, with ``data-owner``, and static/js/live.js keeps the viewer's own). The
 GM has the cockpit's declare form instead. The server checks the declaration anyway.
@@ -73,7 +73,7 @@ def strike_choices(row: Any, weapon: Any | None) -> list[StrikeChoice]:
 def hit_chances(strikes: list[StrikeChoice], targets: list[Any]) -> dict[int, dict[str, int]]:
     """Per target whose numbers are shown (``row.show``), the chance of each strike against
     its best defense (the lowest: the defender picks it), from the exact odds of the PvD
-    (docs/rules.md, "Odds"). A hidden NPC's DIFs are its numbers: it gets none."""
+    (docs/rules.md, "Exact odds"). A hidden NPC's DIFs are its numbers: it gets none."""
     found: dict[int, dict[str, int]] = {}
     for t in targets:
         if not t.show:

@@ -10,9 +10,10 @@ import re
 
 import pytest
 
-from combat import live, services
+from combat import services
+from combat.live import broadcast
 from combat.models import Participant
-from combat.views import LiveTracker
+from combat.render import LiveTracker
 from sheets.models import Membership
 from tests.combat.conftest import make_ysolde
 from tests.factories import make_user
@@ -175,10 +176,12 @@ def test_the_live_feed_gives_each_player_in_the_roll_their_own_headline(table_of
 def test_the_live_feed_keeps_a_hidden_npcs_numbers_out_of_every_headline(table_of_four):
     fight = table_of_four
     gm, player, bystander = fight.table.gm, fight.table.player, fight.bystander
-    before = live.latest_entry_id(fight.encounter)
+    before = broadcast.latest_entry_id(fight.encounter)
     _strike(fight, fight.thug, fight.ysolde, "dodge", 43, gm)
-    subscribers = [live.Subscriber(u, before, None, greeted=True) for u in (gm, player, bystander)]
-    out = live.fan_out(fight.encounter, subscribers)
+    subscribers = [
+        broadcast.Subscriber(u, before, None, greeted=True) for u in (gm, player, bystander)
+    ]
+    out = broadcast.fan_out(fight.encounter, subscribers)
     texts = {s.user.pk: html.unescape("".join(out[s])) for s in subscribers}
     # The player in a roll against a hidden NPC has a render of their own.
     (own,) = _cards(texts[player.pk])

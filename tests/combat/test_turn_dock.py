@@ -12,7 +12,7 @@ import pytest
 
 from combat import services
 from combat.models import Declaration, Participant
-from combat.views import LiveTracker
+from combat.render import LiveTracker
 from rules.engine import odds
 
 pytestmark = pytest.mark.django_db
