@@ -57,7 +57,7 @@ def caller_of(request: HttpRequest) -> str | None:
     for anonymous requests (and for a token that does not authenticate: the view answers
     401 for it)."""
     header = request.META.get("HTTP_AUTHORIZATION", "").split()
-    if header and header[0].lower() == "token":
+    if header and header[0].lower() in ("bearer", "token"):
         if len(header) != 2:
             return None
         user_id = (
