@@ -347,6 +347,7 @@ SPECTACULAR_SETTINGS = {
         "or with `POST /api/tokens/`."
     ),
     "VERSION": "1.0.0",
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -355,8 +356,9 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.document_common_responses",
+        "config.openapi.add_components",
         "config.openapi.blank_strings_as_any_of",
-        "integrations.openapi.webhooks_as_extension",
+        "config.openapi.openapi_31_details",
     ],
     "ENUM_NAME_OVERRIDES": {
         "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",
