@@ -91,4 +91,5 @@ class ApiTokenViewSet(
             user=request.user, name=serializer.validated_data["name"]
         )
         body = {**NewApiTokenSerializer(token).data, "key": key}
-        return Response(body, status=status.HTTP_201_CREATED)
+        # The key is in this answer only: no cache, and no Idempotency-Key record, keeps it.
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})

@@ -57,6 +57,31 @@ def test_it_creates_a_token_and_shows_its_key_once(table, client_for):
     assert "key" not in listed["results"][0]
 
 
+def test_the_new_key_is_stored_nowhere_not_even_for_a_retry(table):
+    from sheets.models import IdempotencyRecord
+
+    _, key = ApiToken.objects.create_token(user=table.gm, name="setup")
+    client = with_key(key)
+    retry = {"HTTP_IDEMPOTENCY_KEY": "new-bot-1"}
+    first = client.post(LIST, {"name": "bot"}, format="json", **retry)
+    assert first.status_code == 201
+    assert first["Cache-Control"] == "no-store"
+    new_key = first.json()["key"]
+    assert not any(
+        new_key.encode() in bytes(r.body or b"") for r in IdempotencyRecord.objects.all()
+    )
+    # A retry with the same key makes a token of its own (the first is listed, to revoke).
+    again = client.post(LIST, {"name": "bot"}, format="json", **retry)
+    assert again.status_code == 201
+    assert again.json()["key"] != new_key
+    assert ApiToken.objects.filter(name="bot").count() == 2
+    # Any other write's answer is still kept for its retry.
+    made = client.post(CAMPAIGNS, {"name": "Keep"}, format="json", HTTP_IDEMPOTENCY_KEY="c-1")
+    replay = client.post(CAMPAIGNS, {"name": "Keep"}, format="json", HTTP_IDEMPOTENCY_KEY="c-1")
+    assert replay["Idempotent-Replayed"] == "true"
+    assert replay.json() == made.json()
+
+
 def test_a_token_can_create_another_and_revoke_itself(table):
     _, key = ApiToken.objects.create_token(user=table.gm, name="old bot")
     client = with_key(key, enforce_csrf_checks=True)
