@@ -159,7 +159,8 @@ def openapi_31_details(
     * a path id matched by ``\\d+`` in the URL conf (``campaign_pk``, ``character_pk`` ...)
       is an integer, like every ``id``;
     * the rules API answers anonymously: its operations need no credentials (a token or a
-      session only adds a roll to one of your campaigns' logs, where ``campaign`` says so).
+      session only adds a roll to one of your campaigns' logs, where ``campaign`` says so);
+    * a query parameter is never null (a query string cannot say so).
     """
 
     def walk(node: Any) -> Any:
@@ -182,6 +183,12 @@ def openapi_31_details(
                 schema = parameter.get("schema", {})
                 if parameter.get("in") == "path" and schema.get("pattern") in INTEGER_ID_PATTERNS:
                     parameter["schema"] = {"type": "integer"}
+                kinds = schema.get("type")
+                if parameter.get("in") == "query" and isinstance(kinds, list) and "null" in kinds:
+                    # A query string has no null: a parameter is given or left out (an empty
+                    # one is refused), so its nullable serializer field is not nullable here.
+                    rest = [k for k in kinds if k != "null"]
+                    schema["type"] = rest[0] if len(rest) == 1 else rest
             if path.startswith(PUBLIC_PREFIX):
                 operation["security"] = []
     return result

@@ -35,6 +35,7 @@ from werkzeug.datastructures import Headers, ImmutableMultiDict
 
 from sheets.models import ApiToken
 from tests.factories import make_user
+from tests.security.test_authz_matrix import RULES
 
 PACKAGE = "omg_client"
 BASE_URL = "http://testserver"
@@ -472,13 +473,33 @@ def play(e: Evening) -> None:
     e.call("prepared.prepared_forecast_retrieve", gm, id=prepared.id, fights=20)
     e.call("campaigns.campaigns_webhooks_deliveries_list", gm, campaign_pk=campaign.id, id=hook.id)
 
-    # The rules API needs no credentials.
-    e.call(
-        "rules.rules_omg_check_create",
-        anonymous,
-        body=m.OmgCheckRequestRequest.from_dict({"pro": 70, "dif": 20, "roll": 43}),
-    )
+    # The rules API needs no credentials: every roll endpoint, and the odds.
+    for name, (method, body) in RULES.items():
+        if method == "post":
+            operation = f"rules.{name}_create"
+            module = importlib.import_module(f"{PACKAGE}.api.{operation}")
+            model = next(v for k, v in vars(module).items() if k.endswith("Request"))
+            e.call(operation, anonymous, body=model.from_dict(body))
     e.call("rules.rules_omg_odds_retrieve", anonymous, pro=70, dif=20)
+    e.call("rules.rules_ore_odds_retrieve", anonymous, pool=2)
+    e.call("rules.rules_ore_contest_odds_retrieve", anonymous, a_pool=7, b_pool=5)
+    e.call("rules.rules_sds_odds_retrieve", anonymous, skill=4, hard=8)
+
+
+def test_every_answer_of_the_schema_says_its_shape(served_schema: dict[str, Any]) -> None:
+    """Beyond the evening: every success of every operation, and every webhook's body."""
+    vague = []
+    for path, operations in served_schema["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                content = response.get("content", {}).get("application/json")
+                if status.startswith("2") and content:
+                    where = f"{method.upper()} {path} {status}"
+                    vague += vague_schemas(served_schema, content["schema"], where)
+    for name, webhook in served_schema["webhooks"].items():
+        body = webhook["post"]["requestBody"]["content"]["application/json"]["schema"]
+        vague += vague_schemas(served_schema, body, name)
+    assert vague == []
 
 
 def test_a_generated_client_plays_a_whole_evening_as_documented(evening: Evening) -> None:
