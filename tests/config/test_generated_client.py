@@ -403,8 +403,13 @@ def play(e: Evening) -> None:
             body=m.RollRequest(roll=roll),
         )
 
-    turn = her if fight.turn == her.id else it
-    other = it if turn is her else her
+    # Initiative is rolled: pass the turn until it is Ysolde's, so the evening is the same.
+    for _ in range(2):
+        if fight.turn != her.id:
+            e.call("encounters.encounters_next_turn_create", gm, id=encounter.id)
+            fight = e.call("encounters.encounters_retrieve", gm, id=encounter.id)
+    assert fight.turn == her.id
+    turn, other = her, it
     rolled = attack(turn, other, "dodge", 43)
     e.call("rolls.rolls_retrieve", player, id=rolled.id)
     fate = e.call(
