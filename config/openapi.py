@@ -208,7 +208,8 @@ def add_components(
         schemas.update(module.components(schemas))
     result["components"]["schemas"] = dict(sorted(schemas.items()))
     for path, method in ONE_OBJECT:
-        content = result["paths"][path][method]["responses"]["200"]["content"]
-        listed = content["application/json"]["schema"]
-        content["application/json"]["schema"] = listed.get("items", listed)
+        operation = result.get("paths", {}).get(path, {}).get(method)
+        if operation is not None:
+            content = operation["responses"]["200"]["content"]["application/json"]
+            content["schema"] = content["schema"].get("items", content["schema"])
     return result
