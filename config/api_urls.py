@@ -19,11 +19,13 @@ from sheets.api.characters import (
     DisciplineViewSet,
     WeaponViewSet,
 )
+from sheets.api.tokens import ApiTokenViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("campaigns", CampaignViewSet, basename="campaign")
 router.register("characters", CharacterViewSet, basename="character")
+router.register("tokens", ApiTokenViewSet, basename="token")
 router.register(
     r"characters/(?P<character_pk>\d+)/disciplines", DisciplineViewSet, basename="discipline"
 )

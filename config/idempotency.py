@@ -57,7 +57,7 @@ def caller_of(request: HttpRequest) -> str | None:
     for anonymous requests (and for a token that does not authenticate: the view answers
     401 for it)."""
     header = request.META.get("HTTP_AUTHORIZATION", "").split()
-    if header and header[0].lower() == "token":
+    if header and header[0].lower() in ("bearer", "token"):
         if len(header) != 2:
             return None
         user_id = (
@@ -174,6 +174,9 @@ class IdempotencyMiddleware:
             not response.streaming
             and response.status_code < 500
             and response.status_code not in NOT_KEPT
+            # An answer that must not be stored (a new API token's key) is not kept here
+            # either: a retry runs again rather than the key sitting in the table for a day.
+            and "no-store" not in response.get("Cache-Control", "")
         )
         if not keep:
             record.delete()

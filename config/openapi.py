@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.api import shapes as combat_shapes
 from config.idempotency import HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER, TTL
+from integrations import openapi as integrations_openapi
+from prep import shapes as prep_shapes
 
 UNSAFE = ("post", "put", "patch", "delete")
 PUBLIC_PREFIX = "/api/rules/"
@@ -127,4 +130,86 @@ def blank_strings_as_any_of(
                 walk(value)
 
     walk(result)
+    return result
+
+
+def _nullable_as_null_type(node: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI 3.0's ``nullable: true`` in 3.1's words: null is one of the types."""
+    rest = {k: v for k, v in node.items() if k != "nullable"}
+    if not node.get("nullable"):
+        return rest
+    kind = rest.get("type")
+    if isinstance(kind, str):
+        return {**rest, "type": [kind, "null"]}
+    if isinstance(kind, list):
+        return {**rest, "type": [*kind, *(["null"] if "null" not in kind else [])]}
+    return {"oneOf": [rest, {"type": "null"}]}
+
+
+INTEGER_ID_PATTERNS = {r"^\d+$", "^[0-9]+$"}
+
+
+def openapi_31_details(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """What drf-spectacular leaves in 3.0's words, or vaguer than the API is:
+
+    * ``nullable`` written by hand (``extend_schema_field``, the paging links) becomes a
+      ``null`` type, which 3.1 reads (it ignores ``nullable``);
+    * a path id matched by ``\\d+`` in the URL conf (``campaign_pk``, ``character_pk`` ...)
+      is an integer, like every ``id``;
+    * the rules API answers anonymously: its operations need no credentials (a token or a
+      session only adds a roll to one of your campaigns' logs, where ``campaign`` says so);
+    * a query parameter is never null (a query string cannot say so).
+    """
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            fixed = {k: walk(v) for k, v in node.items()}
+            return _nullable_as_null_type(fixed) if "nullable" in fixed else fixed
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    result["components"] = walk(result.get("components", {}))
+    result["paths"] = walk(result.get("paths", {}))
+    if "webhooks" in result:
+        result["webhooks"] = walk(result["webhooks"])
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or method == "parameters":
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if parameter.get("in") == "path" and schema.get("pattern") in INTEGER_ID_PATTERNS:
+                    parameter["schema"] = {"type": "integer"}
+                kinds = schema.get("type")
+                if parameter.get("in") == "query" and isinstance(kinds, list) and "null" in kinds:
+                    # A query string has no null: a parameter is given or left out (an empty
+                    # one is refused), so its nullable serializer field is not nullable here.
+                    rest = [k for k in kinds if k != "null"]
+                    schema["type"] = rest[0] if len(rest) == 1 else rest
+            if path.startswith(PUBLIC_PREFIX):
+                operation["security"] = []
+    return result
+
+
+#: Routes of a ViewSet's ``list`` that answer one object, not a list of them.
+ONE_OBJECT = [("/api/encounters/{encounter_pk}/record/", "get")]
+
+
+def add_components(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """The shapes no serializer describes (JSON built from the log, the engine and the
+    forecast), written out in their apps' ``shapes`` modules and referenced by name."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for module in (combat_shapes, prep_shapes, integrations_openapi):
+        schemas.update(module.components(schemas))
+    result["components"]["schemas"] = dict(sorted(schemas.items()))
+    for path, method in ONE_OBJECT:
+        operation = result.get("paths", {}).get(path, {}).get(method)
+        if operation is not None:
+            content = operation["responses"]["200"]["content"]["application/json"]
+            content["schema"] = content["schema"].get("items", content["schema"])
     return result

@@ -322,6 +322,8 @@ REST_FRAMEWORK = {
         "rules_anon": os.environ.get("THROTTLE_RULES_ANON", "120/min"),
         "rules_user": os.environ.get("THROTTLE_RULES_USER", "600/min"),
         "login": os.environ.get("THROTTLE_LOGIN", "10/min"),
+        # New API tokens per user through the API (sheets/api/tokens.py).
+        "token_create": os.environ.get("THROTTLE_TOKEN_CREATE", "20/hour"),
         # Requests for a reset mail, per address asked for and per client (config/throttling.py).
         "password_reset": os.environ.get("THROTTLE_PASSWORD_RESET", "5/hour"),
     },
@@ -341,9 +343,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Campaigns, character sheets, encounters and the dice engines of OMG Table. "
         "Authenticate with a session (the web pages) or with an API token: "
-        "`Authorization: Token <key>`, created on the API tokens page."
+        "`Authorization: Bearer <key>` (or `Token <key>`), created on the API tokens page "
+        "or with `POST /api/tokens/`."
     ),
     "VERSION": "1.0.0",
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -352,8 +356,9 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.document_common_responses",
+        "config.openapi.add_components",
         "config.openapi.blank_strings_as_any_of",
-        "integrations.openapi.webhooks_as_extension",
+        "config.openapi.openapi_31_details",
     ],
     "ENUM_NAME_OVERRIDES": {
         "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",

@@ -7,7 +7,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -71,7 +76,13 @@ class WebhookWithSecretSerializer(WebhookSerializer):
         fields = [*WebhookSerializer.Meta.fields, "secret"]
 
 
+@extend_schema_field({"$ref": "#/components/schemas/DeliveryPayload"})
+class PayloadField(serializers.JSONField):
+    """The body a delivery sent (integrations/openapi.py)."""
+
+
 class DeliverySerializer(serializers.ModelSerializer[WebhookDelivery]):
+    payload = PayloadField(read_only=True, help_text="The body sent (before serialization).")
     # A plain string in the schema: an enum named "status" would rename the encounters' one.
     status = serializers.CharField(
         read_only=True, help_text="pending (waiting or retrying), delivered, failed, cancelled"

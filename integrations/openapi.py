@@ -118,10 +118,61 @@ CHARACTER_CHANGED = _webhook("character.changed")
 CHARACTER_RESTED = _webhook("character.rested")
 
 
-def webhooks_as_extension(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """The schema is OpenAPI 3.0.3, where a top-level ``webhooks`` (3.1) is invalid: the
-    same objects go under ``x-webhooks``, the 3.0 extension Redoc reads. (Moving the whole
-    schema to 3.1 changes how every nullable field is written; not done here.)"""
-    if "webhooks" in result:
-        result["x-webhooks"] = result.pop("webhooks")
-    return result
+#: The nine event bodies, by the names drf-spectacular gives their components.
+EVENT_COMPONENTS = [
+    "".join(part.title() for part in event_type.split(".")) + "Event" for event_type in EVENT_TYPES
+]
+
+_STR = {"type": "string"}
+CHAT_MESSAGE = {
+    "type": "object",
+    "description": "The chat format's body: `content` for Discord, `text` for Slack and "
+    "Mattermost, one embed, and no mentions.",
+    "properties": {
+        "content": _STR,
+        "text": _STR,
+        "embeds": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": _STR,
+                    "description": _STR,
+                    "fields": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": _STR,
+                                "value": _STR,
+                                "inline": {"type": "boolean"},
+                            },
+                            "required": ["name", "value", "inline"],
+                        },
+                    },
+                    "timestamp": {"type": "string", "format": "date-time"},
+                },
+                "required": ["title", "description", "fields", "timestamp"],
+            },
+        },
+        "allowed_mentions": {
+            "type": "object",
+            "properties": {"parse": {"type": "array", "items": _STR, "maxItems": 0}},
+            "required": ["parse"],
+        },
+    },
+    "required": ["content", "text", "embeds", "allowed_mentions"],
+}
+
+DELIVERY_PAYLOAD = {
+    "oneOf": [
+        *({"$ref": f"#/components/schemas/{name}"} for name in EVENT_COMPONENTS),
+        {"$ref": "#/components/schemas/ChatMessage"},
+    ],
+    "description": "The body sent (before serialization): the event (its `type` says which) "
+    "or, for a chat endpoint, the chat message.",
+}
+
+
+def components(existing: dict[str, Any]) -> dict[str, Any]:
+    return {"ChatMessage": CHAT_MESSAGE, "DeliveryPayload": DELIVERY_PAYLOAD}

@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_field,
     extend_schema_serializer,
     extend_schema_view,
 )
@@ -39,8 +40,13 @@ NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
 BAD = OpenApiResponse(description="Invalid input: the body names each field that is wrong.")
 
 
+@extend_schema_field({"$ref": "#/components/schemas/StatBlockSheet"})
+class StatBlockSheetField(serializers.JSONField):
+    """A library NPC's stored stat block (prep/shapes.py)."""
+
+
 class LibraryNpcSerializer(serializers.ModelSerializer[LibraryNpc]):
-    sheet = serializers.JSONField(
+    sheet = StatBlockSheetField(
         read_only=True,
         help_text="The stat block: aptitudes, weight, BZF, disciplines, weapons, zones "
         "(with armor), notes; the character document's fields.",
@@ -230,7 +236,7 @@ class StartedSerializer(serializers.Serializer[Any]):
 
 
 MATCHUPS_SCHEMA = {
-    "type": "object",
+    "$ref": "#/components/schemas/Matchups",
     "description": "npc_attacks and character_attacks: one row per attacker, weapon and "
     "defender, with cells[strike][defense] = {pvd, hit (of 100), second_hit (of 100), zones: "
     "[{zone, protection, damage_per_hit, hits_to_bzf}]} for the least and the most armored "
@@ -240,15 +246,19 @@ MATCHUPS_SCHEMA = {
 }
 
 
-FORECAST_SCHEMA = {
-    "type": "object",
-    "description": "forecast: null while a side is empty, else {fights, seed, round_limit, "
-    "party_standing and its 95% party_standing_interval, party_wins, round_limit_hit, rounds "
-    "{median, p10, p90}, combatants [{key, name, side, group, down, knocked_out, out, "
-    "grievous, takedowns, damage}], groups [{group, name, count, beaten, takedowns}], "
-    "most_dangerous, verdict, level, cached}; chances are 0..1. what_if: what was changed, "
-    "or null.",
-}
+@extend_schema_field({"oneOf": [{"$ref": "#/components/schemas/FightForecast"}, {"type": "null"}]})
+class ForecastField(serializers.JSONField):
+    """The forecast (prep/shapes.py), or null while a side is empty."""
+
+
+@extend_schema_serializer(many=False)
+class ForecastSerializer(serializers.Serializer[Any]):
+    """One answer, not a list: the running fight's forecast is read on a collection route."""
+
+    forecast = ForecastField(
+        allow_null=True, help_text="How the fight is likely to go; null while a side is empty."
+    )
+    what_if = serializers.CharField(allow_null=True, help_text="What was changed, or null.")
 
 
 FORECAST_PARAMETERS = [
@@ -363,7 +373,7 @@ class PreparedViewSet(
             ),
             OpenApiParameter("remove", ID_SCHEMA, description="What if: one fewer of this group."),
         ],
-        responses={200: OpenApiResponse(response=FORECAST_SCHEMA), 400: BAD, 404: NOT_FOUND},
+        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND},
     )
     @action(detail=True, methods=["get"])
     def forecast(self, request: Request, pk: str | None = None) -> Response:
@@ -439,14 +449,6 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet[Any]):
             {"participants": [p.pk for p in added], "names": [p.character.name for p in added]},
             status=status.HTTP_201_CREATED,
         )
-
-
-@extend_schema_serializer(many=False)
-class ForecastSerializer(serializers.Serializer[Any]):
-    """One answer, not a list: the running fight's forecast is read on a collection route."""
-
-    forecast = serializers.JSONField(allow_null=True, help_text=FORECAST_SCHEMA["description"])
-    what_if = serializers.CharField(allow_null=True)
 
 
 class EncounterForecastViewSet(viewsets.GenericViewSet[Any]):

@@ -1,4 +1,5 @@
-"""API token authentication: ``Authorization: Token <key>``."""
+"""API token authentication: ``Authorization: Bearer <key>`` or ``Authorization: Token <key>``
+(the same keys: generated clients send ``Bearer``, older scripts ``Token``)."""
 
 from __future__ import annotations
 
@@ -15,15 +16,18 @@ from sheets.models import ApiToken, hash_token
 LAST_USED_RESOLUTION = timedelta(minutes=5)
 
 
+KEYWORDS = (b"bearer", b"token")
+
+
 class ApiTokenAuthentication(authentication.BaseAuthentication):
-    keyword = "Token"
+    keyword = "Bearer"
 
     def authenticate(self, request: Request) -> tuple[Any, ApiToken] | None:
         header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        if not header or header[0].lower() not in KEYWORDS:
             return None
         if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Send the header as 'Token <key>'.")
+            raise exceptions.AuthenticationFailed("Send the header as 'Bearer <key>'.")
         try:
             key = header[1].decode()
         except UnicodeError as exc:

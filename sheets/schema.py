@@ -9,12 +9,14 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # drf-spectacular is untyped
     target_class = "sheets.authentication.ApiTokenAuthentication"
-    name = "tokenAuth"
+    name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        # HTTP bearer is what generated clients send by default; the older
+        # `Token <key>` prefix takes the same keys (sheets/authentication.py).
         return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "`Token <key>`; create keys on the API tokens page.",
+            "type": "http",
+            "scheme": "bearer",
+            "description": "`Bearer <key>` (or `Token <key>`); create keys on the API tokens "
+            "page or with `POST /api/tokens/`.",
         }

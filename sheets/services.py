@@ -712,19 +712,22 @@ def reserve_call(
     return result
 
 
-def rest_campaign(*, campaign: Campaign, rng: random.Random) -> dict[str, omg.RestResult]:
+def rest_campaign(
+    *, campaign: Campaign, rng: random.Random
+) -> list[tuple[Character, omg.RestResult]]:
     """The GM's daily rest for every character of the campaign, all or nothing: one
     transaction around them all. A day passes for the whole table; with a transaction each,
     a sheet the rules refuse left the table half rested, and pressing again (once the sheet
     was fixed) rested the others twice. Sheets are locked in id order, each before its rows,
     as the combat services lock theirs: a fight's action holding one makes this wait for it,
     never deadlock with it.
+    Each character comes with its rest, in id order (two may share a name).
     Raises RulesError naming the character whose rest the rules refuse; nothing is saved."""
-    results = {}
+    results = []
     with transaction.atomic():
         for character in campaign.characters.order_by("pk"):
             try:
-                results[character.name] = daily_rest(character=character, rng=rng)
+                results.append((character, daily_rest(character=character, rng=rng)))
             except RulesError as exc:
                 raise RulesError(f"{character.name}: {exc}") from exc
     return results

@@ -19,6 +19,7 @@ from combat import access, record, services
 from combat import conditions as rules_of_conditions
 from combat.api.base import documented_responses, run_service
 from combat.api.serializers import LogEntrySerializer
+from combat.api.shapes import ref
 from combat.models import Encounter, Participant
 from sheets import fields
 from sheets.ids import parse_id
@@ -163,7 +164,7 @@ class RecordViewSet(viewsets.ViewSet):
 
     @extend_schema(
         responses={
-            200: OpenApiResponse(OpenApiTypes.OBJECT, description="The record as JSON."),
+            200: OpenApiResponse(ref("Record"), description="The record as JSON."),
             404: OpenApiResponse(description="No such encounter, or not in your campaigns."),
         }
     )

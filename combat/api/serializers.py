@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from combat import services, wound_words
 from combat.api.base import hidden_for
+from combat.api.shapes import nullable, ref
 from combat.models import (
     DEFENSE_MODES,
     MANEUVERS,
@@ -52,7 +53,13 @@ class NumbersSerializer(serializers.Serializer[Any]):
     weapons = CombatWeaponSerializer(many=True)
 
 
+@extend_schema_field(ref("StoredConditions"))
+class StoredConditionsField(serializers.JSONField):
+    """A participant's conditions as stored (combat/conditions.py)."""
+
+
 class ParticipantSerializer(serializers.ModelSerializer[Participant]):
+    conditions = StoredConditionsField(read_only=True)
     name = serializers.CharField(source="character.name", read_only=True)
     is_npc = serializers.BooleanField(source="character.is_npc", read_only=True)
     owner = serializers.CharField(source="character.owner.username", read_only=True)
@@ -175,9 +182,7 @@ class DeclarationSerializer(serializers.ModelSerializer[Declaration]):
             data["weapon"] = None
         return data
 
-    @extend_schema_field(
-        {"type": "object", "nullable": True, "additionalProperties": {"type": "object"}}
-    )
+    @extend_schema_field(nullable(ref("DeclarationOdds")))
     def get_odds(self, obj: Declaration) -> dict[str, Any] | None:
         if obj.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
             return None
@@ -227,11 +232,13 @@ class LogEntrySerializer(serializers.ModelSerializer[CombatLogEntry]):
             self.context["request"].user, hidden_for(self.context["request"], obj.encounter)
         )
 
-    @extend_schema_field({"type": "object", "nullable": True})
+    @extend_schema_field(nullable(ref("LogDetails")))
     def get_details(self, obj: CombatLogEntry) -> dict[str, Any] | None:
         if self._redacted(obj):
             return None
-        return {k: v for k, v in obj.payload.items() if k not in ("text", "public_text")}
+        details = {k: v for k, v in obj.payload.items() if k not in ("text", "public_text")}
+        # The kind tells the shapes of the details apart (combat/api/shapes.py).
+        return {"kind": obj.kind, **details}
 
 
 class EncounterSerializer(fields.StrictModelSerializer):

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from rules.engine import RulesError
 from sheets import fields, randomness, services
+from sheets.api.characters import RestRefused, RestResultSerializer, rest_payload
 from sheets.http import signed_in
 from sheets.models import Campaign
 
@@ -69,6 +70,13 @@ class JoinSerializer(fields.StrictSerializer):
 
 class RemovePlayerSerializer(fields.StrictSerializer):
     user_id = fields.IntegerField(min_value=1)
+
+
+class CampaignRestSerializer(RestResultSerializer):
+    """One character's part of the campaign's rest."""
+
+    character = serializers.IntegerField(help_text="The character's id.")
+    name = serializers.CharField()
 
 
 class IsCampaignGMOrReadOnly(permissions.BasePermission):
@@ -130,7 +138,9 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
         request=None,
         responses={
             200: OpenApiResponse(
-                description="Each character's rest, by name: raised disciplines, ITV, MNA, CHI."
+                CampaignRestSerializer(many=True),
+                description="Each character's rest, in id order: raised disciplines, ITV, "
+                "MNA, CHI.",
             ),
             400: OpenApiResponse(
                 description="The rules refuse one sheet's stored data (`detail` names it and "
@@ -138,17 +148,21 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
             ),
         },
     )
-    @action(detail=True, methods=["post"])
+    # The whole table's rest in one answer: a list, not a page of one.
+    @action(detail=True, methods=["post"], pagination_class=None)
     def rest(self, request: Request, pk: str | None = None) -> Response:
         """The daily rest for every character of the campaign (GM only), all or nothing."""
-        from sheets.api.characters import RestRefused, rest_payload
-
         campaign = self.get_object()
         try:
             results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
         except RulesError as exc:
             raise RestRefused(f"No one rested. {exc}") from exc
-        return Response({name: rest_payload(result) for name, result in results.items()})
+        return Response(
+            [
+                {"character": character.pk, "name": character.name, **rest_payload(result)}
+                for character, result in results
+            ]
+        )
 
     @extend_schema(
         request=RemovePlayerSerializer,

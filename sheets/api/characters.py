@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rules.engine import RulesError
 from rules.engine.omg_data import APTITUDE_CHOICES
 from sheets import fields, randomness, services
+from sheets.api import shapes
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.numbers import SheetNumbers, sheet_numbers
@@ -110,8 +111,9 @@ def validate_creation_record(value: Any) -> dict[str, Any]:
     return value
 
 
-def _object(description: str) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": True, "description": description}
+@extend_schema_field(shapes.CreationRecordSerializer)
+class CreationField(serializers.JSONField):
+    """The wizard's creation record: JSON, checked by ``validate_creation_record``."""
 
 
 class CharacterSerializer(fields.StrictModelSerializer):
@@ -132,7 +134,7 @@ class CharacterSerializer(fields.StrictModelSerializer):
         required=False,
         help_text="Aptitudes bought with 3 Fate each (comma-separated), raised at the next rest.",
     )
-    creation = serializers.JSONField(
+    creation = CreationField(
         required=False,
         validators=[validate_creation_record],  # type: ignore[list-item]  # its return is unused
         help_text="How the wizard built it: aptitude method, the d6 and whether the server "
@@ -180,14 +182,12 @@ class CharacterSerializer(fields.StrictModelSerializer):
             cache[obj.pk] = sheet_numbers(obj)
         return cache[obj.pk]
 
-    @extend_schema_field(_object("Composites: AGL, STR, STM, SPR, INS, WIT -> value, PRO, DIF."))
+    @extend_schema_field(shapes.CompositesSerializer)
     def get_composites(self, obj: Character) -> dict[str, Any]:
         rows = self._numbers(obj).composites
         return {r.abbr: {"value": r.value, "pro": r.pro, "dif": r.dif} for r in rows}
 
-    @extend_schema_field(
-        _object("VIT, MNA, CHI maxima, BZF, ENC (carry, lift), MOV, weight class.")
-    )
+    @extend_schema_field(shapes.DerivedSerializer)
     def get_derived(self, obj: Character) -> dict[str, Any]:
         n = self._numbers(obj)
         d = n.derived
@@ -206,14 +206,7 @@ class CharacterSerializer(fields.StrictModelSerializer):
             "weight_category": n.weight_category,
         }
 
-    @extend_schema_field(
-        {
-            "type": "array",
-            "items": {"type": "object"},
-            "description": "Per weapon: its discipline and level, PRO for fast (+SPD), precise "
-            "(+SKL) and mighty (+VGR) strikes, and DMG (with the bonus).",
-        }
-    )
+    @extend_schema_field(shapes.StrikeLineSerializer(many=True))
     def get_strikes(self, obj: Character) -> list[dict[str, Any]]:
         return [
             {
@@ -227,12 +220,12 @@ class CharacterSerializer(fields.StrictModelSerializer):
             for r in self._numbers(obj).weapons
         ]
 
-    @extend_schema_field(_object("DIF of dodge (SPD), parry (SKL) and block (VGR) with Melee."))
+    @extend_schema_field(shapes.DefensesSerializer)
     def get_defenses(self, obj: Character) -> dict[str, int]:
         n = self._numbers(obj)
         return {**n.defenses, "melee": n.melee}
 
-    @extend_schema_field(_object("PRO of each discipline with its paired aptitude."))
+    @extend_schema_field(shapes.DISCIPLINE_PRO)
     def get_discipline_pro(self, obj: Character) -> dict[str, int]:
         return {r.discipline.name: r.pro for r in self._numbers(obj).disciplines}
 
@@ -449,7 +442,27 @@ class CharacterWorkflowActions:
         return Response({"used": result.used, "rsv": result.rsv})
 
 
-_CONFLICT = OpenApiResponse(description="The sheet changed since the `version` you sent.")
+class VersionConflictSerializer(serializers.Serializer[Any]):
+    detail = serializers.CharField()
+    version = serializers.IntegerField(help_text="The sheet's version now.")
+
+
+_CONFLICT = OpenApiResponse(
+    VersionConflictSerializer, description="The sheet changed since the `version` you sent."
+)
+
+
+class CharacterUpdateSerializer(CharacterSerializer):
+    """The body of a PUT or PATCH, as the schema shows it: the sheet, and the ``version`` it
+    was read at. The view reads ``version`` itself (``get_serializer_context``) and answers
+    409 when the sheet has moved on; this class only documents it."""
+
+    version = fields.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="The version you read: a 409 if the sheet changed since. Left out, the "
+        "write goes through whatever changed meanwhile.",
+    )
 
 
 @extend_schema_view(
@@ -464,8 +477,12 @@ _CONFLICT = OpenApiResponse(description="The sheet changed since the `version` y
             400: OpenApiResponse(description="`campaign` is not a number."),
         },
     ),
-    update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
-    partial_update=extend_schema(responses={200: CharacterSerializer, 409: _CONFLICT}),
+    update=extend_schema(
+        request=CharacterUpdateSerializer, responses={200: CharacterSerializer, 409: _CONFLICT}
+    ),
+    partial_update=extend_schema(
+        request=CharacterUpdateSerializer, responses={200: CharacterSerializer, 409: _CONFLICT}
+    ),
 )
 class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
     """Character sheets in my campaigns. Players create their own characters, the GM also

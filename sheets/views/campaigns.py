@@ -159,11 +159,11 @@ def campaign_rest(request: AuthedRequest, pk: int) -> HttpResponse:
     except RulesError as exc:
         messages.error(request, f"No one rested. {exc}")
         return redirect(campaign)
-    for name, result in results.items():
+    for character, result in results:
         raised = ", ".join(f"{d} {old}→{new}" for d, (old, new) in result.raised.items())
         apts = ", ".join(f"{a} {old}→{new}" for a, (old, new) in result.aptitudes_raised.items())
         changes = "; ".join(filter(None, [f"ITV {result.itv}", raised, apts]))
-        messages.info(request, f"{name}: {changes}.")
+        messages.info(request, f"{character.name}: {changes}.")
     if not results:
         messages.info(request, "No characters to rest.")
     return redirect(campaign)

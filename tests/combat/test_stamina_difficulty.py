@@ -180,5 +180,5 @@ def test_it_documents_the_difficulty_in_the_openapi_schema(client):
     ref = post["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     body = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
     field = body["properties"]["difficulty"]
-    assert (field["minimum"], field["maximum"], field["nullable"]) == (5, 50, True)
+    assert (field["minimum"], field["maximum"], field["type"]) == (5, 50, ["integer", "null"])
     assert "Moderate 20" in field["description"]

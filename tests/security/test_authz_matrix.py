@@ -889,6 +889,15 @@ MATRIX: dict[str, Entry] = {
             setup=library_ready,
         ),
     ),
+    # --- API tokens (API): only ever one's own ----------------------------------------------
+    "api:token-list": entry(
+        nowhere, get=Rule(LOGGED_IN), post=Rule(LOGGED_IN, body={"name": "Discord bot"})
+    ),
+    "api:token-detail": entry(
+        lambda w: {"pk": w.owner_token.pk},
+        # Only the token's own user finds it (the owner's token may revoke itself).
+        delete=Rule(who(player=404, owner=OK, gm=404)),
+    ),
     # --- Campaigns (API) --------------------------------------------------------------------
     "api:campaign-list": entry(
         nowhere, get=Rule(LOGGED_IN), post=Rule(LOGGED_IN, body={"name": "Brand new"})

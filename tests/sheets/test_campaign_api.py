@@ -137,7 +137,7 @@ class TestTokenAuth:
         client.credentials(HTTP_AUTHORIZATION=header)
         response = client.get(LIST)
         assert response.status_code == 401
-        assert response["WWW-Authenticate"] == "Token"
+        assert response["WWW-Authenticate"] == "Bearer"
 
     def test_a_token_post_needs_no_csrf(self, table):
         from rest_framework.test import APIClient

@@ -159,6 +159,7 @@ def test_the_campaign_rest_still_rests_everyone(hero, table, api_for):
     thug = services.create_character(campaign=table.campaign, owner=table.gm, name="Thug")
     response = api_for(table.gm).post(f"/api/campaigns/{table.campaign.pk}/rest/")
     assert response.status_code == 200
-    assert response.json()["Ysolde"]["raised"] == {MELEE_COMBAT: [2, 3]}
+    ysolde = next(r for r in response.json() if r["name"] == "Ysolde")
+    assert ysolde["raised"] == {MELEE_COMBAT: [2, 3]}
     thug.refresh_from_db()
     assert thug.itv is not None

@@ -72,7 +72,10 @@ class TestRestApi:
             == 403
         )
         body = api_for(table.gm).post(f"/api/campaigns/{table.campaign.pk}/rest/").json()
-        assert set(body) == {"Ysolde", "Thug"}
+        assert [(r["character"], r["name"]) for r in body] == [
+            (hero.pk, "Ysolde"),
+            (other.pk, "Thug"),
+        ]
         other.refresh_from_db()
         assert other.itv is not None
         page = client_for(table.gm).post(
@@ -85,6 +88,18 @@ class TestRestApi:
             .status_code
             == 403
         )
+
+    def test_the_campaign_rest_answers_two_characters_of_one_name_apart(self, hero, table, api_for):
+        twins = [
+            services.create_character(campaign=table.campaign, owner=table.gm, name="Thug")
+            for _ in range(2)
+        ]
+        body = api_for(table.gm).post(f"/api/campaigns/{table.campaign.pk}/rest/").json()
+        assert [r["character"] for r in body] == [hero.pk, *(t.pk for t in twins)]
+        assert [r["name"] for r in body] == ["Ysolde", "Thug", "Thug"]
+        for twin, answer in zip(twins, body[1:], strict=True):
+            twin.refresh_from_db()
+            assert answer["itv"] == twin.itv
 
 
 class TestReserve:
