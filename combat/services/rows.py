@@ -2,11 +2,12 @@
 :func:`lock_declaration`), records its changes (:class:`Changes`) and logs them (:func:`log`).
 
 Every action comes in the same way, whether it was given rows or ids (the pages pass rows,
-the API ids: only the pk is used): :func:`lock` or :func:`lock_declaration` finds the
-encounter among ``Encounter.objects.for_user(actor)``, the one "GM or member" rule
-(``Campaign.objects.for_user``), so an outsider's action is ``Encounter.DoesNotExist`` or
-``Declaration.DoesNotExist`` (a 404), however the caller found the row. Who may do what inside
-the fight is then :class:`Rows`' checks (``require_gm``, ``require_control``).
+the API ids: only the pk is used): :func:`lock` or :func:`lock_declaration` locks the
+encounter and admits its campaign's GM or players only (``Campaign.is_member``, built on
+``sheets.models.member_or_gm``, the one "GM or member" rule), so an outsider's action is
+``Encounter.DoesNotExist`` or ``Declaration.DoesNotExist`` (a 404), however the caller found
+the row. Who may do what inside the fight is then :class:`Rows`' checks (``require_gm``,
+``require_control``).
 
 Locks are always taken in one order:
 
@@ -251,7 +252,7 @@ def lock(
     participants: Collection[int] | None = None,
     waiting: bool = False,
 ) -> Rows:
-    """Lock the encounter, found in ``actor``'s campaigns only, then read its participants
+    """Lock the encounter, for ``actor``'s campaigns only, then read its participants
     with their characters (unlocked: names and permission checks); ``participants`` narrows
     them to those pks (those not in the fight are simply absent). With ``waiting`` each
     participant's ``_waiting`` says whether it has an attack open (no query of its own).
@@ -280,7 +281,7 @@ def lock(
 
 
 def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: bool) -> Rows:
-    """Lock the encounter of ``declaration`` (a row or its id: only its pk is used), found in
+    """Lock the encounter of ``declaration`` (a row or its id: only its pk is used), for
     ``actor``'s campaigns only (``Declaration.DoesNotExist`` otherwise: a 404), then the
     declaration and its two participants, with their characters. With ``sheets`` (a roll,
     which changes them) the two characters are locked next, then the declaration's zone and
