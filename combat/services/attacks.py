@@ -21,7 +21,7 @@ from combat.services.rows import (
     pk_of,
 )
 from rules.engine import odds, omg
-from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import APTITUDE_CHOICES, MELEE_COMBAT, weapon_discipline
 from sheets.models import BodyZone, Character, Weapon
 
 if TYPE_CHECKING:
@@ -68,6 +68,11 @@ def declare_attack(
         )
 
 
+#: What a declaration reads of the two sheets: names and owners (the checks, the log), the
+#: aptitudes (its odds: :func:`setup`). A strike in one call locks the whole sheets after.
+DECLARED_SHEET_FIELDS = ("name", "owner", *(abbr.lower() for abbr, _ in APTITUDE_CHOICES))
+
+
 def declaration_rows(
     encounter: Encounter | int,
     attacker: int,
@@ -84,7 +89,13 @@ def declaration_rows(
     alone changes neither sheet, so without ``changes`` the characters and disciplines are
     only read; a strike in one call changes them and locks them, as a roll does. A
     participant not in the fight is a CombatError naming the field."""
-    rows = lock(encounter, actor=actor, participants={attacker, target}, waiting=True)
+    rows = lock(
+        encounter,
+        actor=actor,
+        participants={attacker, target},
+        waiting=True,
+        sheet_fields=DECLARED_SHEET_FIELDS,
+    )
     missing = tuple(
         name
         for name, pk in (("attacker", attacker), ("target", target))

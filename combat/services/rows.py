@@ -251,11 +251,14 @@ def lock(
     actor: User,
     participants: Collection[int] | None = None,
     waiting: bool = False,
+    sheet_fields: Collection[str] | None = None,
 ) -> Rows:
     """Lock the encounter, for ``actor``'s campaigns only, then read its participants
     with their characters (unlocked: names and permission checks); ``participants`` narrows
     them to those pks (those not in the fight are simply absent). With ``waiting`` each
     participant's ``_waiting`` says whether it has an attack open (no query of its own).
+    ``sheet_fields`` limits the characters read to those fields (a sheet is 46 columns, most
+    of the statement's cost; the others are deferred).
 
     ``encounter`` is a row or its id, and either way only its pk is used: an encounter gone,
     or outside the actor's campaigns, is ``Encounter.DoesNotExist`` (a 404), whoever read
@@ -263,6 +266,11 @@ def lock(
     :meth:`Rows.lock_sheets`."""
     enc = _lock_encounter(actor, pk_of(encounter))
     people = Participant.objects.filter(encounter_id=enc.pk).select_related("character")
+    if sheet_fields is not None:
+        keep = {"id", *sheet_fields}
+        people = people.defer(
+            *(f"character__{f.name}" for f in Character._meta.concrete_fields if f.name not in keep)
+        )
     if participants is not None:
         people = people.filter(pk__in=sorted(participants))
     if waiting:
