@@ -9,10 +9,11 @@ same strike in one request (/api/encounters/{id}/strike/), their queries, and th
 requests per second as a ratio to a bare locked-write view (one row locked
 and written in a transaction, behind the same middleware and authentication) measured in the
 same run. Rates count the CPU seconds of this process (SQLite runs in it, and commits wait on
-no disk in WAL mode), so that other work on a shared machine does not skew the ratio; the
-wall-clock ratio is printed next to it. ``--queries`` lists the SQL of one strike; ``--api``
-stops after the API's figures. ``--profile`` prints a cProfile of the three requests instead
-(sorted by cumulative time, or by ``BENCH_SORT``: ``BENCH_SORT=tottime``).
+no disk in WAL mode), so that other work on a shared machine does not skew the ratio (the
+three are measured in turns, in slices); the wall-clock ratio is printed next to it.
+``--queries`` lists the SQL of one strike; ``--api`` stops after the API's figures.
+``--profile`` prints a cProfile of the three requests instead (sorted by cumulative time, or
+by ``BENCH_SORT``: ``BENCH_SORT=tottime``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from tests.factories import make_campaign, make_user  # noqa: E402
 
 RUNS = 200
 API_SECONDS = 3.0
+SLICES = 6
 
 
 @api_view(["POST"])
@@ -174,12 +176,18 @@ def api_strikes(
             pstats.Stats(prof).sort_stats(order).print_stats(45)
             return
 
-        def rate(step: object) -> tuple[float, float]:
-            """Requests per CPU second of this process, and per wall-clock second."""
+        totals: dict[object, list[float]] = {}
+
+        def rate(step: object) -> None:
+            """One slice of API_SECONDS / SLICES of this process's CPU time on ``step``,
+            added to its totals (requests, CPU seconds, wall-clock seconds)."""
             n, cpu, wall = 0, time.process_time(), time.perf_counter()
-            while time.process_time() - cpu < API_SECONDS:
+            while time.process_time() - cpu < API_SECONDS / SLICES:
                 n += step(n)  # type: ignore[operator]
-            return n / (time.process_time() - cpu), n / (time.perf_counter() - wall)
+            done = totals.setdefault(step, [0, 0.0, 0.0])
+            done[0] += n
+            done[1] += time.process_time() - cpu
+            done[2] += time.perf_counter() - wall
 
         def bare(_: int) -> int:
             r = client.post(f"/bench/locked-write/{encounter.pk}/")
@@ -196,10 +204,13 @@ def api_strikes(
             reset(encounter)
             return 1
 
+        # The three are measured in turns, slice after slice, so that a change in the load
+        # of a shared machine weighs on each alike.
+        for _ in range(SLICES):
+            for step in (bare, three, single):
+                rate(step)
         (floor, floor_wall), (api, api_wall), (once, once_wall) = (
-            rate(bare),
-            rate(three),
-            rate(single),
+            (n / cpu, n / wall) for n, cpu, wall in (totals[s] for s in (bare, three, single))
         )
         print(f"bare locked-write view:           {floor:.0f} requests/s")
         print(
