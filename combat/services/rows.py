@@ -217,10 +217,10 @@ class Rows:
                     p.character = self.characters[p.character_id]
         self.zones = _sheet_rows(BodyZone, ids, zones)
         self.weapons = _sheet_rows(Weapon, ids, weapons)
-        disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
-        if changes:
-            disciplines = disciplines.select_for_update()
-        self.disciplines = {d.pk: d for d in disciplines}
+        disciplines = Discipline.objects.select_for_update() if changes else Discipline.objects
+        self.disciplines = {
+            d.pk: d for d in disciplines.filter(character_id__in=ids).order_by("pk")
+        }
 
     # --- Permissions ---------------------------------------------------------------------
     # Who may see the fight at all is checked by the lock (lock, lock_declaration); these
@@ -265,14 +265,16 @@ def lock(
     the row before. The sheets an action changes are locked next, with
     :meth:`Rows.lock_sheets`."""
     enc = _lock_encounter(actor, pk_of(encounter))
-    people = Participant.objects.filter(encounter_id=enc.pk).select_related("character")
+    # Each step of a queryset copies it: its filters are given at once.
+    where: dict[str, Any] = {"encounter_id": enc.pk}
+    if participants is not None:
+        where["pk__in"] = sorted(participants)
+    people = Participant.objects.filter(**where).select_related("character")
     if sheet_fields is not None:
         keep = {"id", *sheet_fields}
         people = people.defer(
             *(f"character__{f.name}" for f in Character._meta.concrete_fields if f.name not in keep)
         )
-    if participants is not None:
-        people = people.filter(pk__in=sorted(participants))
     if waiting:
         people = people.annotate(
             _waiting=Exists(
@@ -370,10 +372,10 @@ def _sheet_rows(
     order; none and no query for an empty ``only``."""
     if only is not None and not only:
         return {}
-    rows = model.objects.select_for_update().filter(character_id__in=characters)
+    where: dict[str, Any] = {"character_id__in": characters}
     if only is not None:
-        rows = rows.filter(pk__in=sorted(only))
-    return {row.pk: row for row in rows.order_by("pk")}
+        where["pk__in"] = sorted(only)
+    return {row.pk: row for row in model.objects.select_for_update().filter(**where).order_by("pk")}
 
 
 def log(
