@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from combat import conditions as rules_of_conditions
 from rules.engine import omg
-from sheets.models import BodyZone, Campaign, Character, Weapon
+from sheets.models import BodyZone, Campaign, Character, Weapon, member_or_gm
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -33,7 +33,7 @@ DEFENSE_MODES = tuple(m.value for m in omg.DefenseMode)
 class EncounterQuerySet(models.QuerySet["Encounter"]):
     def for_user(self, user: User | AnonymousUser) -> EncounterQuerySet:
         """Encounters of the campaigns the user runs or plays in."""
-        return self.filter(campaign__in=Campaign.objects.for_user(user))
+        return self.filter(member_or_gm(user, "campaign"))
 
     def active(self) -> EncounterQuerySet:
         return self.exclude(status=Encounter.Status.FINISHED)

@@ -40,13 +40,26 @@ def normalize_join_code(code: str) -> str:
     return "".join(ch for ch in code.upper() if ch.isalnum())
 
 
+def member_or_gm(user: User | AnonymousUser, campaign: str = "") -> Q:
+    """The one access rule: ``user`` runs the campaign or plays in it (nothing matches for an
+    anonymous user). ``campaign`` is the lookup path from the model filtered to its campaign
+    (``"campaign"`` for an encounter, ``"encounter__campaign"`` for a declaration; empty for
+    a campaign itself). Every "who may see this" filter is built on it:
+    ``Campaign.objects.for_user``, ``Encounter.objects.for_user``, the combat services' lock
+    (combat/services/rows.py)."""
+    if not user.is_authenticated:
+        return Q(pk__in=[])
+    at = f"{campaign}__" if campaign else ""
+    played = Membership.objects.filter(user_id=user.pk).values("campaign_id")
+    return Q(**{f"{at}gm_id": user.pk}) | Q(**{f"{at}pk__in": played})
+
+
 class CampaignQuerySet(models.QuerySet["Campaign"]):
     def for_user(self, user: User | AnonymousUser) -> CampaignQuerySet:
         """Campaigns the user runs or plays in; none for an anonymous user."""
         if not user.is_authenticated:
             return self.none()
-        member = Q(gm=user) | Q(pk__in=Membership.objects.filter(user=user).values("campaign"))
-        return self.filter(member)
+        return self.filter(member_or_gm(user))
 
 
 class Campaign(models.Model):
@@ -80,9 +93,8 @@ class Campaign(models.Model):
         return user.is_authenticated and self.gm_id == user.pk
 
     def is_member(self, user: User | AnonymousUser) -> bool:
-        if not user.is_authenticated:
-            return False
-        return self.is_gm(user) or self.memberships.filter(user=user).exists()
+        """:func:`member_or_gm` on this campaign (one query; none for an anonymous user)."""
+        return Campaign.objects.for_user(user).filter(pk=self.pk).exists()
 
     def regenerate_join_code(self) -> str:
         self.join_code = new_join_code()
@@ -406,7 +418,7 @@ class Character(models.Model):
         campaign = self.campaign
         if campaign.gm_id == user.pk:
             return True
-        if not Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists():
+        if not campaign.is_member(user):
             return False
         if self.owner_id == user.pk:
             return True

@@ -7,8 +7,9 @@ handed to :mod:`combat.events` once the transaction commits.
 
 One module per step of a fight:
 
-- ``rows``: locking an action's rows (``_lock``, ``Rows``), recording each change
-  (``Changes``), writing the log entry (``_log``), the errors and the permission checks;
+- ``rows``: the one way into a fight's rows (``lock``, ``lock_declaration``: the access
+  check and the lock order), recording each change (``Changes``), writing the log entry
+  (``log``), the errors and the permission checks (``Rows``);
 - ``preparation``: the encounter, its participants and NPC copies, a participant's state;
 - ``turns``: start, initiative, next turn, giving the turn, finish, delete;
 - ``attacks``: declarations (attack, defense, cancel) and their PvD and odds;
@@ -57,14 +58,11 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
-    _lock,
-    _log,
 )
 from combat.services.strike import strike
 from combat.services.timer import set_turn_timer
 from combat.services.turns import (
     SeenTurn,
-    _new_round,
     delete_encounter,
     finish_encounter,
     next_turn,
@@ -84,9 +82,6 @@ __all__ = [
     "Rows",
     "SeenTurn",
     "Setup",
-    "_lock",
-    "_log",
-    "_new_round",
     "add_condition",
     "add_npc_copies",
     "add_participants",

@@ -15,16 +15,13 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
-    _attack_rows,
-    _declared_rows,
-    _is_gm,
-    _lock,
-    _log,
-    _participant,
-    _require_control,
+    lock,
+    lock_declaration,
+    log,
+    pk_of,
 )
 from rules.engine import odds, omg
-from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
+from rules.engine.omg_data import APTITUDE_CHOICES, MELEE_COMBAT, weapon_discipline
 from sheets.models import BodyZone, Character, Weapon
 
 if TYPE_CHECKING:
@@ -50,32 +47,33 @@ def declare_attack(
     loaded (the rows it was checked against) and the disciplines of both sides known, so
     that its odds need no further query."""
     with transaction.atomic():
-        rows = _declaration_rows(
+        rows = declaration_rows(
             encounter,
-            _pk(attacker),
-            _pk(target),
+            pk_of(attacker),
+            pk_of(target),
             actor,
-            zone=_pk(zone),
-            weapon=_pk(weapon),
-            lock_sheets=False,
+            zone=pk_of(zone),
+            weapon=pk_of(weapon),
+            changes=False,
         )
-        return _declare(
+        return declare(
             rows,
-            attacker=_pk(attacker),
-            target=_pk(target),
+            attacker=pk_of(attacker),
+            target=pk_of(target),
             action=action,
             actor=actor,
-            zone=_pk(zone),
-            weapon=_pk(weapon),
+            zone=pk_of(zone),
+            weapon=pk_of(weapon),
             counterattack=counterattack,
         )
 
 
-def _pk(row: Any) -> Any:
-    return row.pk if row is not None and not isinstance(row, int) else row
+#: What a declaration reads of the two sheets: names and owners (the checks, the log), the
+#: aptitudes (its odds: :func:`setup`). A strike in one call locks the whole sheets after.
+DECLARED_SHEET_FIELDS = ("name", "owner", *(abbr.lower() for abbr, _ in APTITUDE_CHOICES))
 
 
-def _declaration_rows(
+def declaration_rows(
     encounter: Encounter | int,
     attacker: int,
     target: int,
@@ -83,44 +81,38 @@ def _declaration_rows(
     *,
     zone: int | None,
     weapon: int | None,
-    lock_sheets: bool = True,
+    changes: bool = True,
 ) -> Rows:
-    # The declaration points at a zone and a weapon; PostgreSQL checks those foreign keys at
-    # commit with FOR KEY SHARE row locks in an order of its own, which deadlocked with a
-    # resolution holding the same zone and wanting the weapon. Locking that zone and that
-    # weapon first, in the fixed order (zones before weapons, after the encounter), makes
-    # those checks wait for nothing. A declaration alone changes neither sheet, so the
-    # characters and their disciplines are only read (lock_sheets=False); a strike in one
-    # call changes them and locks them first, as a resolution does.
-    # An encounter given by its id (the API's) is found in the actor's campaigns only
-    # (Encounter.DoesNotExist otherwise); a row was read and checked by the caller.
-    visible_to = actor if isinstance(encounter, int) else None
-    zones = {zone} if zone is not None else set()
-    weapons = {weapon} if weapon is not None else set()
-    rows = _attack_rows(
+    """The rows a new declaration is checked against: the encounter (in ``actor``'s
+    campaigns only), the two participants, whether the attacker has an attack open, then
+    their sheets: the zone and the weapon named, locked, and the disciplines. A declaration
+    alone changes neither sheet, so without ``changes`` the characters and disciplines are
+    only read; a strike in one call changes them and locks them, as a roll does. A
+    participant not in the fight is a CombatError naming the field."""
+    rows = lock(
         encounter,
-        attacker,
-        target,
-        visible_to=visible_to,
-        zones=zones,
-        weapons=weapons,
-        lock_sheets=lock_sheets,
-    )
-    if rows is not None:
-        return rows
-    # Someone is missing (or the encounter is): the full read, whose checks say who.
-    return _lock(
-        encounter,
-        of_participants={attacker, target},
+        actor=actor,
+        participants={attacker, target},
         waiting=True,
-        visible_to=visible_to,
-        zones=zones,
-        weapons=weapons,
-        lock_sheets=lock_sheets,
+        sheet_fields=DECLARED_SHEET_FIELDS,
     )
+    missing = tuple(
+        name
+        for name, pk in (("attacker", attacker), ("target", target))
+        if pk not in rows.participants
+    )
+    if missing:
+        raise CombatError("That participant is not in this encounter.", fields=missing)
+    rows.lock_sheets(
+        {p.character_id for p in rows.participants.values()},
+        zones={zone} if zone is not None else set(),
+        weapons={weapon} if weapon is not None else set(),
+        changes=changes,
+    )
+    return rows
 
 
-def _declare(
+def declare(
     rows: Rows,
     *,
     attacker: int,
@@ -131,20 +123,13 @@ def _declare(
     weapon: int | None,
     counterattack: bool,
 ) -> tuple[Declaration, CombatLogEntry]:
-    """:func:`declare_attack` on rows already locked (with both characters)."""
-    missing = tuple(
-        name
-        for name, pk in (("attacker", attacker), ("target", target))
-        if pk not in rows.participants
-    )
-    if missing:
-        raise CombatError("That participant is not in this encounter.", fields=missing)
+    """:func:`declare_attack` on rows already locked (:func:`declaration_rows`)."""
     action = (action or "").strip().lower()
-    a = _participant(rows, attacker)
-    t = _participant(rows, target)
+    a = rows.participant(attacker)
+    t = rows.participant(target)
     enc = rows.encounter
-    _require_control(rows, a, actor)
-    gm = _is_gm(rows, actor)
+    rows.require_control(a, actor)
+    gm = rows.is_gm(actor)
     if enc.status != Encounter.Status.RUNNING:
         raise CombatError("The encounter is not running.")
     if a.pk == t.pk:
@@ -173,12 +158,7 @@ def _declare(
         raise CombatError("That weapon is not the attacker's.", fields=("weapon",))
     if w is not None and a.disarmed:
         raise CombatError(_no_weapon(a), fields=("weapon",), explains=True)
-    waiting = getattr(a, "_waiting", None)  # read with the participants (_lock(waiting=True))
-    if waiting is None:
-        waiting = Declaration.objects.filter(
-            attacker=a, status__in=[Declaration.Status.PENDING, Declaration.Status.DEFENDED]
-        ).exists()
-    if waiting:
+    if a._waiting:  # type: ignore[attr-defined]  # read with the participants (lock(waiting=True))
         raise CombatConflict(f"{a.name} already has an attack waiting.")
     ready = action == omg.Maneuver.FEINT
     decl = Declaration.objects.create(
@@ -207,7 +187,7 @@ def _declare(
     with_ = f" with {w.name}" if w else ""
     counter = "Counterattack: " if counterattack else ""
     text = f"{counter}{a.name}: {how} at {t.name}{where}{with_}."
-    entry = _log(
+    entry = log(
         rows,
         Kind.DECLARE,
         actor=actor,
@@ -254,30 +234,19 @@ def _require_able(a: Participant, t: Participant) -> None:
 
 
 def declare_defense(*, declaration: Declaration | int, defense: str, actor: User) -> CombatLogEntry:
-    """Step 2: dodge, parry or block, by the target's player or the GM. ``declaration`` may
-    be an id (the API's): one the actor cannot see raises Declaration.DoesNotExist."""
+    """Step 2: dodge, parry or block, by the target's player or the GM. ``declaration`` is a
+    row or its id (only its pk is used): one the actor cannot see raises
+    Declaration.DoesNotExist."""
     with transaction.atomic():
-        rows = _open_rows(declaration, actor)
-        return _defend(rows, rows.declarations[_pk(declaration)], defense=defense, actor=actor)
+        rows = lock_declaration(declaration, actor=actor, sheets=False)
+        return defend(rows, rows.declarations[pk_of(declaration)], defense=defense, actor=actor)
 
 
-def _open_rows(declaration: Declaration | int, actor: User, *, sheets: bool = False) -> Rows:
-    """The rows of an action on a declaration, the declaration read under the lock: by its
-    id, in the actor's campaigns only, or from a row the caller already checked
-    (:func:`~combat.services.rows._declared_rows`; with ``sheets``, both characters, the
-    declaration's zone and weapon and the disciplines, locked)."""
-    if isinstance(declaration, int):
-        return _declared_rows(declaration, encounter=None, visible_to=actor, sheets=sheets)
-    return _declared_rows(
-        declaration.pk, encounter=declaration.encounter_id, visible_to=None, sheets=sheets
-    )
-
-
-def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> CombatLogEntry:
+def defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> CombatLogEntry:
     """:func:`declare_defense` on rows already locked, ``decl`` read under the lock."""
     defense = (defense or "").strip().lower()
-    t = _participant(rows, decl.target_id)
-    _require_control(rows, t, actor)
+    t = rows.participant(decl.target_id)
+    rows.require_control(t, actor)
     if decl.status not in (Declaration.Status.PENDING, Declaration.Status.DEFENDED):
         raise CombatConflict("This attack is no longer open.")
     if not decl.needs_defense:
@@ -294,8 +263,8 @@ def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> Comb
     ch.set(decl, "status", Declaration.Status.DEFENDED.value)
     if not ch:
         raise CombatConflict(f"{t.name} already declared {defense}.")
-    a = _participant(rows, decl.attacker_id)
-    return _log(
+    a = rows.participant(decl.attacker_id)
+    return log(
         rows,
         Kind.DEFEND,
         actor=actor,
@@ -308,20 +277,20 @@ def _defend(rows: Rows, decl: Declaration, *, defense: str, actor: User) -> Comb
 
 
 def cancel_declaration(*, declaration: Declaration | int, actor: User) -> CombatLogEntry:
-    """Call an open attack off (its attacker's player, or the GM); an id as for
+    """Call an open attack off (its attacker's player, or the GM); a row or an id as for
     :func:`declare_defense`."""
     with transaction.atomic():
-        rows = _open_rows(declaration, actor)
-        decl = rows.declarations[_pk(declaration)]
-        a = _participant(rows, decl.attacker_id)
-        _require_control(rows, a, actor)
+        rows = lock_declaration(declaration, actor=actor, sheets=False)
+        decl = rows.declarations[pk_of(declaration)]
+        a = rows.participant(decl.attacker_id)
+        rows.require_control(a, actor)
         if not decl.is_open:
             raise CombatConflict("This attack is no longer open.")
         ch = Changes()
         ch.set(decl, "status", Declaration.Status.CANCELLED.value)
         if decl.counterattack:
             ch.set(a, "counterattacks", a.counterattacks + 1)
-        return _log(
+        return log(
             rows,
             Kind.CANCEL,
             actor=actor,
@@ -347,11 +316,11 @@ class Setup:
     feinted: bool
 
 
-def _weight(c: Character) -> int:
+def weight(c: Character) -> int:
     return c.weight or c.bzf * 14
 
 
-def _feinted(decl: Declaration, a: Participant, t: Participant, round_: int) -> bool:
+def is_feinted(decl: Declaration, a: Participant, t: Participant, round_: int) -> bool:
     """The attacker's feint on this target in this round strips its Melee Combat from the
     attacker's next attack on it, a strike or a maneuver; another feint meets FOC + Melee in
     full and leaves the first waiting (docs/rules.md, "Maneuvers")."""
@@ -417,9 +386,9 @@ def declaration_odds(decl: Declaration) -> dict[str, Any]:
     the declaration's attacker and target characters with disciplines prefetched."""
     a_p, t_p = decl.attacker, decl.target
     a, t = a_p.character, t_p.character
-    # A declaration just written carries the levels it was checked with (_declare).
+    # A declaration just written carries the levels it was checked with (declare).
     levels = getattr(decl, "_levels", None) or _levels_of(a, t)
-    feinted = _feinted(decl, a_p, t_p, decl.encounter.round)
+    feinted = is_feinted(decl, a_p, t_p, decl.encounter.round)
     modes = [decl.defense] if decl.defense else [m.value for m in omg.DefenseMode]
     if not decl.needs_defense:
         modes = [""]

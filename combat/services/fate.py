@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.resolution import _apply_resolution, _require_not_over, _roll
+from combat.services.resolution import apply_resolution, require_not_over, roll_value
 from combat.services.rows import (
     SHEET_ROWS,
     Changes,
@@ -18,11 +18,8 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
-    _lock,
-    _log,
-    _participant,
-    _require_control,
-    _require_gm,
+    lock,
+    log,
 )
 from rules.engine import omg
 
@@ -64,8 +61,10 @@ def _revert(rows: Rows, entry: CombatLogEntry, ch: Changes) -> None:
         ch.set(obj, c["field"], c["before"])
 
 
-def _rows_for(encounter_id: int, entries: list[CombatLogEntry], *participants: int) -> Rows:
-    rows = _lock(encounter_id)
+def _lock_changed(rows: Rows, entries: list[CombatLogEntry], *participants: int) -> None:
+    """Lock, into ``rows``, what ``entries`` changed and the sheets of ``participants``: the
+    declarations, then the characters with their zones, weapons and disciplines (the fixed
+    order)."""
     ids: set[int] = set()
     decls: set[int] = set()
     for entry in entries:
@@ -77,15 +76,15 @@ def _rows_for(encounter_id: int, entries: list[CombatLogEntry], *participants: i
             elif c["model"] == "declaration":
                 decls.add(c["pk"])
     for pk in participants:
-        ids.add(_participant(rows, pk).character_id)
-    rows = _lock(encounter_id, characters=ids)
-    rows.declarations = {
-        d.pk: d
-        for d in Declaration.objects.select_for_update().filter(
-            encounter_id=encounter_id, pk__in=decls
-        )
-    }
-    return rows
+        ids.add(rows.participant(pk).character_id)
+    if decls:
+        rows.declarations = {
+            d.pk: d
+            for d in Declaration.objects.select_for_update()
+            .filter(encounter_id=rows.encounter.pk, pk__in=sorted(decls))
+            .order_by("pk")
+        }
+    rows.lock_sheets(ids)
 
 
 def undo_target(encounter: Encounter) -> CombatLogEntry | None:
@@ -106,8 +105,8 @@ def undo_last(*, encounter: Encounter, actor: User) -> CombatLogEntry:
     """The GM takes back the last action: a compensating entry restores every value it
     changed. Repeat to go further back."""
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         target = undo_target(rows.encounter)
         if target is None:
             raise CombatError("Nothing to undo.")
@@ -116,14 +115,14 @@ def undo_last(*, encounter: Encounter, actor: User) -> CombatLogEntry:
         # another one since (one open attack each).
         spend = _fate_spend_of(target)
         targets = [target] if spend is None else [target, spend]
-        rows = _rows_for(encounter.pk, targets)
+        _lock_changed(rows, targets)
         steps = []
         for t in targets:  # reverted on the same loaded rows; nothing is saved before both
             ch = Changes()
             _revert(rows, t, ch)
             steps.append((t, ch))
         undos = [
-            _log(
+            log(
                 rows,
                 Kind.UNDO,
                 actor=actor,
@@ -201,22 +200,21 @@ def spend_fate(
     the fight is over, or with no Fate left, CombatError."""
     if action not in omg.FateAction:
         raise CombatError("Spend Fate to reroll or revoke.")
-    value, physical = _roll(roll, rng) if action == omg.FateAction.REROLL else (0, False)
+    value, physical = roll_value(roll, rng) if action == omg.FateAction.REROLL else (0, False)
     with transaction.atomic():
-        rows = _lock(entry.encounter_id)
+        rows = lock(entry.encounter_id, actor=actor)
         entry = CombatLogEntry.objects.select_related("declaration").get(pk=entry.pk)
         if entry.kind != Kind.ROLL or entry.declaration is None:
             raise CombatError("Fate re-rolls or revokes an attack's roll.")
         latest = latest_roll(rows.encounter)
         if latest is None or latest.pk != entry.pk:
             raise CombatConflict("Only the latest roll can be re-rolled or revoked.")
-        s = _participant(rows, spender.pk)
-        _require_control(rows, s, actor)
+        s = rows.participant(spender.pk)
+        rows.require_control(s, actor)
         if s.character.owner_id != actor.pk:
             raise PermissionDenied("Fate is spent by the character's own player.")
-        _require_not_over(rows.encounter)
-        rows = _rows_for(entry.encounter_id, [entry], s.pk, entry.declaration.attacker_id)
-        s = rows.participants[s.pk]
+        require_not_over(rows.encounter)
+        _lock_changed(rows, [entry], s.pk, entry.declaration.attacker_id)
         decl = rows.declarations.get(entry.declaration_id)
         if decl is None:
             raise CombatConflict("The attack of this roll is gone.")
@@ -235,8 +233,8 @@ def spend_fate(
         if action == omg.FateAction.REROLL:
             # Resolved again before anything is saved: the attack is never seen open in the
             # database, where another open attack of the same attacker may exist.
-            result, text, public = _apply_resolution(rows, decl, value, ch3)
-        fate_entry = _log(
+            result, text, public = apply_resolution(rows, decl, value, ch3)
+        fate_entry = log(
             rows,
             Kind.FATE,
             actor=actor,
@@ -252,7 +250,7 @@ def spend_fate(
         )
         if action == omg.FateAction.REVOKE:
             return fate_entry, None
-        new = _log(
+        new = log(
             rows,
             Kind.ROLL,
             actor=actor,

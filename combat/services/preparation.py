@@ -9,7 +9,7 @@ from django.db import transaction
 
 from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Encounter, Participant
-from combat.services.rows import Changes, CombatError, Kind, _lock, _log, _participant, _require_gm
+from combat.services.rows import Changes, CombatError, Kind, lock, log
 from rules.engine import omg
 from sheets.models import BodyZone, Character, Discipline, Weapon
 
@@ -29,8 +29,8 @@ def create_encounter(*, campaign: Any, name: str, actor: User) -> tuple[Encounte
         raise CombatError("Give the encounter a name.")
     with transaction.atomic():
         encounter = Encounter.objects.create(campaign=campaign, name=name[:120])
-        rows = _lock(encounter)
-        entry = _log(rows, Kind.CREATE, actor=actor, text=f"Encounter “{encounter.name}” created.")
+        rows = lock(encounter, actor=actor)
+        entry = log(rows, Kind.CREATE, actor=actor, text=f"Encounter “{encounter.name}” created.")
     return encounter, entry
 
 
@@ -39,10 +39,10 @@ def add_participants(
 ) -> CombatLogEntry:
     """Add campaign characters (player characters or NPCs themselves, not copies)."""
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         # Each new participant points at its character (see declare_attack): lock them first.
-        rows = _lock(encounter, characters={c.pk for c in characters})
+        rows.lock_sheets({c.pk for c in characters})
         enc = rows.encounter
         if enc.status == Encounter.Status.FINISHED:
             raise CombatError("This encounter is over.")
@@ -65,7 +65,7 @@ def add_participants(
         if not added:
             raise CombatError("Choose at least one character.")
         names = ", ".join(p.character.name for p in added)
-        return _log(
+        return log(
             rows,
             Kind.JOIN,
             actor=actor,
@@ -121,8 +121,8 @@ def add_npc_copies(
     if not 1 <= count <= MAX_COPIES:
         raise CombatError(f"Add between 1 and {MAX_COPIES} copies at once.")
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         enc = rows.encounter
         if enc.status == Encounter.Status.FINISHED:
             raise CombatError("This encounter is over.")
@@ -149,7 +149,7 @@ def add_npc_copies(
                 )
             )
         names = ", ".join(p.character.name for p in added)
-        return _log(
+        return log(
             rows,
             Kind.JOIN,
             actor=actor,
@@ -174,9 +174,9 @@ def update_participant(
     ITV, state (e.g. back on their feet), clearing its conditions, and what players see of
     its wounds while it is hidden (nothing, or a word)."""
     with transaction.atomic():
-        rows = _lock(participant.encounter_id)
-        _require_gm(rows, actor)
-        p = _participant(rows, participant.pk)
+        rows = lock(participant.encounter_id, actor=actor)
+        rows.require_gm(actor)
+        p = rows.participant(participant.pk)
         ch = Changes()
         if hidden is not None:
             ch.set(p, "hidden", bool(hidden))
@@ -206,7 +206,7 @@ def update_participant(
         if not ch:
             raise CombatError("Nothing to change.")
         what = ", ".join(sorted({c["field"] for c in ch.items}))
-        return _log(
+        return log(
             rows,
             Kind.PARTICIPANT,
             actor=actor,
@@ -232,9 +232,9 @@ def add_condition(
     again replaces the condition (a new duration)."""
     state = _STATE_NAMES.get(name.strip().lower()) if isinstance(name, str) else None
     with transaction.atomic():
-        rows = _lock(participant.encounter_id)
-        _require_gm(rows, actor)
-        p = _participant(rows, participant.pk)
+        rows = lock(participant.encounter_id, actor=actor)
+        rows.require_gm(actor)
+        p = rows.participant(participant.pk)
         if rows.encounter.status == Encounter.Status.FINISHED:
             raise CombatError("This encounter is over.")
         ch = Changes()
@@ -263,7 +263,7 @@ def add_condition(
             label = f"{label} ({shown.left})"
         if not ch:
             raise CombatError(f"{p.name} is already {label.lower()}.")
-        return _log(
+        return log(
             rows,
             Kind.CONDITION,
             actor=actor,
@@ -278,9 +278,9 @@ def remove_condition(*, participant: Participant, key: str, actor: User) -> Comb
     """The GM lifts one condition (its key as the API lists it); "unconscious" and "dying"
     put the participant back on their feet (state active)."""
     with transaction.atomic():
-        rows = _lock(participant.encounter_id)
-        _require_gm(rows, actor)
-        p = _participant(rows, participant.pk)
+        rows = lock(participant.encounter_id, actor=actor)
+        rows.require_gm(actor)
+        p = rows.participant(participant.pk)
         ch = Changes()
         if key in _STATE_NAMES:
             if p.state != _STATE_NAMES[key]:
@@ -292,7 +292,7 @@ def remove_condition(*, participant: Participant, key: str, actor: User) -> Comb
                 raise CombatError(f"{p.name} has no condition {key!r}.")
             label = condition_rules.label_of(key, p.conditions[key])
             ch.set(p, "conditions", {k: v for k, v in p.conditions.items() if k != key})
-        return _log(
+        return log(
             rows,
             Kind.CONDITION,
             actor=actor,

@@ -10,19 +10,17 @@ from django.db import transaction
 
 from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.attacks import _feinted, _open_rows, _pk, _weight, in_hand, setup
+from combat.services.attacks import in_hand, is_feinted, setup, weight
 from combat.services.rows import (
     Changes,
     CombatConflict,
     CombatError,
     Kind,
     Rows,
-    _is_gm,
-    _lock,
-    _log,
-    _participant,
-    _require_control,
-    _require_gm,
+    lock,
+    lock_declaration,
+    log,
+    pk_of,
 )
 from rules.engine import RulesError, omg
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
@@ -41,7 +39,7 @@ STAMINA_DIF = 20  # Moderate, unless the GM says otherwise (docs/rules.md, "Woun
 MAX_COUNTERATTACKS = 100
 
 
-def _roll(roll: int | None, rng: random.Random | None) -> tuple[int, bool]:
+def roll_value(roll: int | None, rng: random.Random | None) -> tuple[int, bool]:
     if roll is not None:
         if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 100:
             raise CombatError("A d100 roll is a whole number from 1 to 100 (00 is 100).")
@@ -90,7 +88,7 @@ def _epic(rows: Rows, ch: Changes, c: Character, discipline: str | None, check: 
         ch.set(c, "fate", min(1000, max(0, c.fate + check.fate)))
 
 
-def _apply_resolution(
+def apply_resolution(
     rows: Rows, decl: Declaration, value: int, ch: Changes
 ) -> tuple[dict[str, Any], str, str]:
     enc = rows.encounter
@@ -105,7 +103,7 @@ def _apply_resolution(
     if decl.zone_id and zone is None:
         raise CombatConflict("The targeted zone no longer exists.")
     levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}
-    feinted = _feinted(decl, a_p, t_p, enc.round)
+    feinted = is_feinted(decl, a_p, t_p, enc.round)
     s = setup(
         decl,
         attacker=a,
@@ -174,8 +172,8 @@ def _apply_resolution(
         defense_melee=0 if feinted else levels.get((t.pk, MELEE_COMBAT), 0),
         defense=decl.defense or None,
         roll=value,
-        attacker_weight=_weight(a),
-        target_weight=_weight(t),
+        attacker_weight=weight(a),
+        target_weight=weight(t),
         attacker_mov=omg.derived(
             aptitudes_of(a), bzf=a.bzf, yards_per_height=a.yards_per_height
         ).mov,
@@ -268,20 +266,20 @@ def resolve(
     physical dice) resolved by the engine and applied in one transaction. A declaration
     resolves once: a second press finds it resolved and raises CombatConflict. An id as for
     :func:`~combat.services.declare_defense`."""
-    value, physical = _roll(roll, rng)
+    value, physical = roll_value(roll, rng)
     with transaction.atomic():
-        rows = _open_rows(declaration, actor, sheets=True)
-        decl = rows.declarations[_pk(declaration)]
-        return _resolve(rows, decl, value=value, physical=physical, actor=actor)
+        rows = lock_declaration(declaration, actor=actor, sheets=True)
+        decl = rows.declarations[pk_of(declaration)]
+        return apply_roll(rows, decl, value=value, physical=physical, actor=actor)
 
 
-def _resolve(
+def apply_roll(
     rows: Rows, decl: Declaration, *, value: int, physical: bool, actor: User
 ) -> CombatLogEntry:
     """:func:`resolve` on rows already locked (both characters; the declaration's zone, weapon and
     disciplines), ``decl`` read under the lock."""
     a_p = rows.participants[decl.attacker_id]
-    _require_control(rows, a_p, actor)
+    rows.require_control(a_p, actor)
     if decl.status == Declaration.Status.RESOLVED:
         raise CombatConflict("This attack has already been rolled.")
     if decl.status == Declaration.Status.CANCELLED:
@@ -290,10 +288,10 @@ def _resolve(
         raise CombatError("Wait for the defense before rolling.")
     ch = Changes()
     try:
-        result, text, public = _apply_resolution(rows, decl, value, ch)
+        result, text, public = apply_resolution(rows, decl, value, ch)
     except RulesError as exc:
         raise CombatError(str(exc)) from exc
-    return _log(
+    return log(
         rows,
         Kind.ROLL,
         actor=actor,
@@ -322,22 +320,21 @@ def stamina_check(
     CombatConflict, so one wound never gets two rolls. ``difficulty`` is the GM's DIF
     (5..50; docs/rules.md, "Wounds and healing"), Moderate 20 when not given; only the GM may
     give one (CombatError naming ``difficulty`` otherwise); once the fight is over, CombatError."""
-    value, physical = _roll(roll, rng)
+    value, physical = roll_value(roll, rng)
     dif = _stamina_dif(difficulty)
     with transaction.atomic():
-        rows = _lock(participant.encounter_id)
-        p = _participant(rows, participant.pk)
-        rows = _lock(participant.encounter_id, characters={p.character_id})
-        p = rows.participants[p.pk]
-        _require_control(rows, p, actor)
-        if difficulty is not None and not _is_gm(rows, actor):
+        rows = lock(participant.encounter_id, actor=actor)
+        p = rows.participant(participant.pk)
+        rows.lock_sheets({p.character_id})
+        rows.require_control(p, actor)
+        if difficulty is not None and not rows.is_gm(actor):
             raise CombatError(
                 "Only the GM sets the Stamina test's difficulty: leave it out for Moderate 20, "
                 "or let the GM roll the test.",
                 fields=("difficulty",),
                 explains=True,
             )
-        _require_not_over(rows.encounter)
+        require_not_over(rows.encounter)
         if not p.stamina_due:
             raise CombatConflict(
                 f"No Stamina test is due for {p.name}: nothing calls for one, or it was "
@@ -351,7 +348,7 @@ def stamina_check(
             ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
         verdict = "stays conscious" if result.success else "is knocked out"
         against = stamina_dif_label(dif)
-        return _log(
+        return log(
             rows,
             Kind.STAMINA,
             actor=actor,
@@ -390,7 +387,7 @@ def stamina_dif_label(dif: int) -> str:
     return f"{name} {dif}" if name else f"DIF {dif}"
 
 
-def _require_not_over(encounter: Encounter) -> None:
+def require_not_over(encounter: Encounter) -> None:
     """An ended fight takes no more rolls (a Stamina test, Fate): its record stays as it
     ended. The GM undoes the end first to go on."""
     if encounter.status == Encounter.Status.FINISHED:
@@ -407,15 +404,14 @@ def adjust_zone(
     if abs(amount) > 1000:
         raise CombatError("At most 1000 wounds at once.")
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         p = next(
             (p for p in rows.participants.values() if p.character_id == zone.character_id), None
         )
         if p is None:
             raise CombatError("That zone belongs to nobody in this encounter.")
-        rows = _lock(encounter, characters={p.character_id})
-        p = rows.participants[p.pk]
+        rows.lock_sheets({p.character_id})
         z = rows.zones.get(zone.pk)
         if z is None:
             raise CombatConflict("That zone no longer exists.")
@@ -444,7 +440,7 @@ def adjust_zone(
             kind = Kind.HEAL
         if not ch:
             raise CombatError("That changes nothing.")
-        return _log(
+        return log(
             rows,
             kind,
             actor=actor,

@@ -1,24 +1,31 @@
-"""Combat workflows shared by the pages and the API: one transaction each, one log entry each.
+"""The rows of a fight's actions: how every combat service gets in (:func:`lock`,
+:func:`lock_declaration`), records its changes (:class:`Changes`) and logs them (:func:`log`).
 
-Every function is keyword-only, checks who may do it (``PermissionDenied``), refuses what the
-state of the fight does not allow (``CombatError``, or ``CombatConflict`` when someone else got
-there first), and returns the :class:`~combat.models.CombatLogEntry` it wrote; the entry is
-handed to :mod:`combat.events` once the transaction commits.
+Every action comes in the same way, whether it was given rows or ids (the pages pass rows,
+the API ids: only the pk is used): :func:`lock` or :func:`lock_declaration` locks the
+encounter and admits its campaign's GM or players only (``Campaign.is_member``, built on
+``sheets.models.member_or_gm``, the one "GM or member" rule), so an outsider's action is
+``Encounter.DoesNotExist`` or ``Declaration.DoesNotExist`` (a 404), however the caller found
+the row. Who may do what inside the fight is then :class:`Rows`' checks (``require_gm``,
+``require_control``).
 
-Locks are always taken in one order: the encounter row (which serialises every action of a
-fight), its declaration and participants, then the characters by ascending pk, then their
-zones, weapons and disciplines (an action skips what it does not lock: a declaration changes
-no sheet and locks no character). The busiest actions (declare, defend, roll) take their
-locks in one or two hand-written statements (:mod:`combat.services.joined`): ``FOR UPDATE
-OF`` locks in the order it names and returns the newest version of each row it locked, so a
-statement that waited for a lock reads none of those rows stale. What it reads there
-unlocked (characters and disciplines, for names, permissions and a declaration's odds) is as
-of the statement's start; whatever an action changes is read locked, or by a later
-statement once the locks are held. The
-sheet services lock a character before its rows and never an encounter, so the two cannot
-deadlock. A new row that points at sheet rows (a declaration's zone and weapon, a participant's
-character) has them locked in that order first: PostgreSQL checks foreign keys at commit with
-row locks of its own, in an order of its own (tests/combat/test_row_locking.py).
+Locks are always taken in one order:
+
+1. the encounter row, in the action's first statement: every action of a fight takes it, so
+   it serialises them, and every later statement starts once it is held and reads the fight
+   as the last action left it (PostgreSQL's READ COMMITTED takes a snapshot per statement);
+2. the declaration the action is about, then its attacker and target, in that same first
+   statement (``FOR UPDATE OF`` names them in this order, and PostgreSQL hands back the
+   newest version of each row it locked);
+3. the characters whose sheets the action changes, by ascending pk;
+4. their zones, then their weapons (by pk), then their disciplines.
+
+An action skips what it does not lock (a declaration changes no sheet and locks no
+character, but does lock the zone and the weapon it points at). The sheet services lock a
+character before its rows and never an encounter, so the two cannot deadlock. A new row that
+points at sheet rows (a declaration's zone and weapon, a participant's character) has them
+locked in that order first: PostgreSQL checks foreign keys at commit with row locks of its
+own, in an order of its own (tests/combat/test_row_locking.py).
 
 Every field a service changes goes through :class:`Changes`, which records the exact before
 and after values in the entry; undo and Fate write the before values back (in a new entry)
@@ -27,18 +34,18 @@ after checking that nothing changed them since.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Exists, F, OuterRef, Q, Subquery
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.joined import attack_read, declared_read, fetch, sheet_rows_read
-from sheets.models import BodyZone, Character, Discipline, Membership, Weapon
+from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -119,7 +126,7 @@ class Changes:
         bumped: set[int] = set()
         for (label, pk), (obj, names) in self._dirty.items():
             if label == "character" and getattr(obj, "_locked", False):
-                # Read under its lock (_lock), so its version is the stored one: the step
+                # Read under its lock (Rows.lock_sheets), so its version is the stored one: the step
                 # goes in the same UPDATE as the change.
                 obj.version += 1  # type: ignore[attr-defined]
                 obj.save(update_fields=sorted({*names, "version"}))
@@ -148,7 +155,7 @@ class Rows:
     weapons: dict[int, Weapon] = field(default_factory=dict)
     disciplines: dict[int, Discipline] = field(default_factory=dict)
     declarations: dict[int, Declaration] = field(default_factory=dict)
-    #: The encounter's last log entry number, once read (the encounter's lock holds it).
+    #: The number of the last log entry this action wrote (the encounter's lock holds it).
     seq: int | None = None
 
     def get(self, label: str, pk: int) -> models.Model | None:
@@ -178,55 +185,96 @@ class Rows:
                 return row
         return None
 
+    def lock_sheets(
+        self,
+        characters: Collection[int],
+        *,
+        zones: set[int] | None = None,
+        weapons: set[int] | None = None,
+        changes: bool = True,
+    ) -> None:
+        """Lock ``characters`` by pk (in place of the unlocked rows their participants
+        carry), then their zones, then their weapons, then read their disciplines (locked
+        too): the fixed order. ``zones`` and ``weapons`` narrow those to the given pks (a
+        strike touches one zone and one weapon; an empty set locks none, in no query).
 
-def _lock(
+        Without ``changes`` (an action that changes no sheet: a declaration) the characters
+        and disciplines are only read, while the zone and the weapon it points at are still
+        locked, in the same order: PostgreSQL checks a new row's foreign keys at commit with
+        row locks of its own, in an order of its own (tests/combat/test_row_locking.py)."""
+        ids = sorted(characters)
+        if not ids:
+            return
+        if changes:
+            locked = Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+            self.characters = {c.pk: c for c in locked}
+            for c in self.characters.values():
+                # Read under its lock, so its version is the stored one: Changes.save steps
+                # it in the same UPDATE as the change.
+                c._locked = True  # type: ignore[attr-defined]
+            for p in self.participants.values():
+                if p.character_id in self.characters:
+                    p.character = self.characters[p.character_id]
+        self.zones = _sheet_rows(BodyZone, ids, zones)
+        self.weapons = _sheet_rows(Weapon, ids, weapons)
+        disciplines = Discipline.objects.select_for_update() if changes else Discipline.objects
+        self.disciplines = {
+            d.pk: d for d in disciplines.filter(character_id__in=ids).order_by("pk")
+        }
+
+    # --- Permissions ---------------------------------------------------------------------
+    # Who may see the fight at all is checked by the lock (lock, lock_declaration); these
+    # say who may do what in it.
+
+    def is_gm(self, user: User) -> bool:
+        return self.encounter.campaign.is_gm(user)
+
+    def require_gm(self, user: User) -> None:
+        if not self.is_gm(user):
+            raise PermissionDenied("Only the GM can do this.")
+
+    def require_control(self, participant: Participant, user: User) -> None:
+        if not participant.is_controlled_by(user):
+            raise PermissionDenied("You can only act for your own characters.")
+
+    def participant(self, pk: int | None) -> Participant:
+        """The participant ``pk`` of the rows read; CombatError if it is not in them."""
+        p = self.participants.get(pk) if pk is not None else None
+        if p is None:
+            raise CombatError("That participant is not in this encounter.")
+        return p
+
+
+def lock(
     encounter: Encounter | int,
     *,
-    characters: set[int] | None = None,
-    of_participants: set[int] | None = None,
-    visible_to: User | None = None,
+    actor: User,
+    participants: Collection[int] | None = None,
     waiting: bool = False,
-    zones: set[int] | None = None,
-    weapons: set[int] | None = None,
-    lock_sheets: bool = True,
+    sheet_fields: Collection[str] | None = None,
 ) -> Rows:
-    """Lock the encounter, read its participants, and lock ``characters`` (and the characters
-    of ``of_participants``, those in the encounter) with their zones, weapons and
-    disciplines.
+    """Lock the encounter, for ``actor``'s campaigns only, then read its participants
+    with their characters (unlocked: names and permission checks); ``participants`` narrows
+    them to those pks (those not in the fight are simply absent). With ``waiting`` each
+    participant's ``_waiting`` says whether it has an attack open (no query of its own).
+    ``sheet_fields`` limits the characters read to those fields (a sheet is 46 columns, most
+    of the statement's cost; the others are deferred).
 
-    With ``visible_to``, an encounter outside that user's campaigns is not found
-    (``Encounter.DoesNotExist``: the API's 404) rather than read. The log's last seq comes
-    with the participants, and with ``waiting`` each participant's ``_waiting`` says whether
-    it has an attack open (no query of their own).
-
-    ``zones`` and ``weapons`` narrow the locked characters' zones and weapons to those ids
-    (a strike touches one zone and one weapon; locking and loading every zone of both sheets
-    was most of its rows). A narrowed set is a subset of the full one, taken in the same
-    order. Without ``lock_sheets`` the characters (read with the participants) and their
-    disciplines are read, not locked: for an action that changes none of them (a
-    declaration), whose zone and weapon are still locked, in the same order."""
-    query = Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
-    query = query.filter(pk=encounter if isinstance(encounter, int) else encounter.pk)
-    if visible_to is not None:
-        if not visible_to.is_authenticated:
-            raise Encounter.DoesNotExist
-        # Campaign.objects.for_user's rule, on the encounter's own campaign column.
-        query = query.filter(
-            Q(campaign__gm_id=visible_to.pk)
-            | Q(campaign_id__in=Membership.objects.filter(user_id=visible_to.pk).values("campaign"))
+    ``encounter`` is a row or its id, and either way only its pk is used: an encounter gone,
+    or outside the actor's campaigns, is ``Encounter.DoesNotExist`` (a 404), whoever read
+    the row before. The sheets an action changes are locked next, with
+    :meth:`Rows.lock_sheets`."""
+    enc = _lock_encounter(actor, pk_of(encounter))
+    # Each step of a queryset copies it: its filters are given at once.
+    where: dict[str, Any] = {"encounter_id": enc.pk}
+    if participants is not None:
+        where["pk__in"] = sorted(participants)
+    people = Participant.objects.filter(**where).select_related("character")
+    if sheet_fields is not None:
+        keep = {"id", *sheet_fields}
+        people = people.defer(
+            *(f"character__{f.name}" for f in Character._meta.concrete_fields if f.name not in keep)
         )
-    enc = query.first()
-    if enc is None:
-        if visible_to is not None:
-            raise Encounter.DoesNotExist
-        raise CombatConflict("This encounter no longer exists.")
-    # With their characters (unlocked, for the permission checks); the ones an action changes
-    # are replaced below by the locked rows. Read once the encounter is locked: the last seq
-    # is the one this action follows (a subquery of the encounter's own statement could see
-    # the log as it was before the lock was granted, on PostgreSQL).
-    last = CombatLogEntry.objects.filter(encounter_id=enc.pk).order_by("-seq").values("seq")[:1]
-    people = Participant.objects.filter(encounter=enc).select_related("character")
-    people = people.annotate(_last_seq=Subquery(last))
     if waiting:
         people = people.annotate(
             _waiting=Exists(
@@ -236,171 +284,85 @@ def _lock(
                 )
             )
         )
-    participants = {p.pk: p for p in people}
-    for p in participants.values():
-        p.encounter = enc
-    rows = Rows(enc, participants)
-    if participants:
-        rows.seq = next(iter(participants.values()))._last_seq or 0  # type: ignore[attr-defined]
-    if of_participants:
-        characters = {
-            *(characters or ()),
-            *(participants[pk].character_id for pk in of_participants if pk in participants),
-        }
-    if characters:
-        ids = sorted(characters)
-        if lock_sheets:
-            _lock_characters(rows, ids)
-        rows.zones = _sheet_rows(BodyZone, ids, zones)
-        rows.weapons = _sheet_rows(Weapon, ids, weapons)
-        disciplines = Discipline.objects.filter(character_id__in=ids).order_by("pk")
-        if lock_sheets:
-            disciplines = disciplines.select_for_update()
-        rows.disciplines = {d.pk: d for d in disciplines}
-    return rows
-
-
-def _lock_characters(rows: Rows, ids: list[int]) -> None:
-    """Lock the characters ``ids`` by pk into ``rows.characters``, in place of the unlocked
-    ones their participants carry; Changes.save steps a locked sheet's version in the same
-    UPDATE as the change (``_locked``)."""
-    rows.characters = {
-        c.pk: c for c in Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-    }
-    for c in rows.characters.values():
-        c._locked = True  # type: ignore[attr-defined]
+    rows = Rows(enc, {p.pk: p for p in people})
     for p in rows.participants.values():
-        if p.character_id in rows.characters:
-            p.character = rows.characters[p.character_id]
-
-
-def _member_params(user: User | None, missing: type[Exception]) -> list[Any]:
-    if user is None:
-        return []
-    if not user.is_authenticated:
-        raise missing
-    return [user.pk, user.pk]
-
-
-def _attack_rows(
-    encounter: Encounter | int,
-    attacker: int,
-    target: int,
-    *,
-    visible_to: User | None,
-    zones: set[int],
-    weapons: set[int],
-    lock_sheets: bool,
-) -> Rows | None:
-    """The rows of a new declaration, read by one statement
-    (:func:`~combat.services.joined.attack_read`) that locks the encounter, the two
-    participants, the named zone and the named weapon, in that order, with the characters
-    and their disciplines unlocked. With ``lock_sheets`` (a strike in one call, which
-    changes the sheets) it locks the encounter and the participants only; the characters
-    are then locked by pk, and the zone, the weapon and the disciplines read after them
-    (the lock order puts characters before their rows).
-
-    None when the statement finds fewer than the two participants (the encounter is not
-    there or not the user's, someone is not in it, both are the same, or the zone or the
-    weapon does not exist): the caller falls back to :func:`_lock`, whose checks name what
-    is wrong. The log's seq is not read: :func:`_log` numbers the entry in its own INSERT,
-    a statement that starts after the lock is held."""
-    if attacker == target or len(zones) > 1 or len(weapons) > 1:
-        return None
-    enc_pk = encounter if isinstance(encounter, int) else encounter.pk
-    # With lock_sheets the zone and the weapon wait: they come after the characters.
-    first_zones, first_weapons = (set(), set()) if lock_sheets else (zones, weapons)
-    params = [enc_pk, attacker, target, *first_zones, *first_weapons]
-    params += _member_params(visible_to, Encounter.DoesNotExist)
-    read = attack_read(
-        visible_to is not None, bool(first_zones), bool(first_weapons), not lock_sheets
-    )
-    found = fetch(read, params)
-    people = {row["p"].pk: row for row in found}
-    if len(people) != 2:
-        return None
-    first = found[0]
-    enc = first["e"]
-    enc.campaign = first["c"]
-    for row in people.values():
-        p = row["p"]
-        p.encounter, p.character, p._waiting = enc, row["ch"], bool(row["waiting"])
-    rows = Rows(enc, {pk: row["p"] for pk, row in people.items()})
-    if first.get("z") is not None:
-        rows.zones[first["z"].pk] = first["z"]
-    if first.get("w") is not None:
-        rows.weapons[first["w"].pk] = first["w"]
-    if not lock_sheets:
-        rows.disciplines = {row["dl"].pk: row["dl"] for row in found if row["dl"] is not None}
-        return rows
-    ids = sorted(p.character_id for p in rows.participants.values())
-    _lock_characters(rows, ids)
-    zone, weapon = next(iter(zones), None), next(iter(weapons), None)
-    if not _read_sheet_rows(rows, ids, zone=zone, weapon=weapon):
-        return None  # the zone or the weapon is not there: _lock's checks say which
+        p.encounter = enc
     return rows
 
 
-def _declared_rows(
-    declaration: int, *, encounter: int | None, visible_to: User | None, sheets: bool
-) -> Rows:
-    """The rows of an action on an open declaration (defend, cancel, roll), in as few
-    statements as the lock order allows.
+def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: bool) -> Rows:
+    """Lock the encounter of ``declaration`` (a row or its id: only its pk is used), for
+    ``actor``'s campaigns only (``Declaration.DoesNotExist`` otherwise: a 404), then the
+    declaration and its two participants, with their characters. With ``sheets`` (a roll,
+    which changes them) the two characters are locked next, then the declaration's zone and
+    weapon and the characters' disciplines (:meth:`Rows.lock_sheets`).
 
-    One statement (:func:`~combat.services.joined.declared_read`) locks the encounter, the
-    declaration and its two participants, and with ``sheets`` (a roll, which changes them)
-    the two characters by pk. A roll then reads the declaration's zone and weapon (locked)
-    and the disciplines in one more (:func:`~combat.services.joined.sheet_rows_read`). A
-    declaration outside ``visible_to``'s campaigns is ``Declaration.DoesNotExist`` (the
-    API's 404)."""
-    params = [declaration]
-    if encounter is not None:
-        params.append(encounter)
-    params += _member_params(visible_to, Declaration.DoesNotExist)
-    found = fetch(declared_read(visible_to is not None, encounter is not None, sheets), params)
-    if not found:
-        if visible_to is not None:
-            raise Declaration.DoesNotExist
-        raise CombatConflict("This encounter no longer exists.")
-    row = found[0]
-    decl, enc, a, t = row["d"], row["e"], row["a"], row["t"]
-    enc.campaign = row["c"]
-    decl.encounter, decl.attacker, decl.target = enc, a, t
+    One statement locks the encounter, the declaration, the attacker and the target, in
+    that order (``FOR UPDATE OF`` names them so, and PostgreSQL locks each row it returns
+    in that order): a statement that waited for the encounter's lock gets back the newest
+    version of every row it locked. What it reads unlocked (the campaign; the characters,
+    without ``sheets``: names and owners for the permission checks) is as of its start."""
+    query = Declaration.objects.select_for_update(of=("encounter", "self", "attacker", "target"))
+    if sheets:
+        query = query.select_related("encounter__campaign", "attacker", "target")
+    else:
+        # Names and owners only (the permission checks and the log's text): a sheet is 46
+        # columns, most of the statement's cost.
+        query = query.select_related(
+            "encounter__campaign", "attacker__character", "target__character"
+        ).defer(*_SHEET_BUT_NAME)
+    try:
+        decl = query.get(pk=pk_of(declaration))
+    except Declaration.DoesNotExist:
+        raise Declaration.DoesNotExist("No such attack.") from None
+    _admit(decl.encounter.campaign, actor, Declaration.DoesNotExist)
+    enc, a, t = decl.encounter, decl.attacker, decl.target
+    a.encounter = t.encounter = enc
     rows = Rows(enc, {a.pk: a, t.pk: t}, declarations={decl.pk: decl})
-    if not sheets:
-        a.encounter, a.character = enc, row["ac"]
-        t.encounter, t.character = enc, row["tc"]
-        return rows
-    for c in (row["lo"], row["hi"]):
-        c._locked = True  # type: ignore[attr-defined]  # Changes.save steps its version
-        rows.characters[c.pk] = c
-    for p in (a, t):
-        p.encounter, p.character = enc, rows.characters[p.character_id]
-    ids = [row["lo"].pk, row["hi"].pk]
-    if not _read_sheet_rows(rows, ids, zone=decl.zone_id, weapon=decl.weapon_id):
-        raise CombatConflict("The targeted zone or the weapon no longer exists.")
+    if sheets:
+        zones = {decl.zone_id} if decl.zone_id is not None else set()
+        weapons = {decl.weapon_id} if decl.weapon_id is not None else set()
+        rows.lock_sheets({a.character_id, t.character_id}, zones=zones, weapons=weapons)
+        if rows.zones.keys() != zones or rows.weapons.keys() != weapons:
+            raise CombatConflict("The targeted zone or the weapon no longer exists.")
     return rows
 
 
-def _read_sheet_rows(
-    rows: Rows, characters: list[int], *, zone: int | None, weapon: int | None
-) -> bool:
-    """Once ``characters`` (two, by pk) are locked: lock ``zone`` and ``weapon`` and read
-    the characters' disciplines, in one statement
-    (:func:`~combat.services.joined.sheet_rows_read`), into ``rows``. False when the zone or
-    the weapon is not there (nothing read)."""
-    params = [*characters, *(pk for pk in (zone, weapon) if pk is not None)]
-    lines = fetch(sheet_rows_read(zone is not None, weapon is not None), params)
-    if (zone is not None or weapon is not None) and not lines:
-        return False
-    for line in lines:
-        if line.get("z") is not None:
-            rows.zones[line["z"].pk] = line["z"]
-        if line.get("w") is not None:
-            rows.weapons[line["w"].pk] = line["w"]
-        if line["dl"] is not None:
-            rows.disciplines[line["dl"].pk] = line["dl"]
-    return True
+def _lock_encounter(actor: User, pk: int) -> Encounter:
+    """The encounter ``pk``'s row lock, which serialises the actions of a fight, taken alone
+    so that every later statement starts once it is held and reads the fight as the last
+    action left it; then the access check."""
+    try:
+        enc = (
+            Encounter.objects.select_related("campaign").select_for_update(of=("self",)).get(pk=pk)
+        )
+    except Encounter.DoesNotExist:
+        raise Encounter.DoesNotExist("No such encounter.") from None
+    _admit(enc.campaign, actor, Encounter.DoesNotExist)
+    return enc
+
+
+def _admit(campaign: Campaign, actor: User, missing: type[Exception]) -> None:
+    """Every action's access check, on the campaign of the fight just locked: its GM, or a
+    player of it (``Campaign.is_member``: ``member_or_gm``, the one rule); anyone else is
+    told ``missing``, the 404 of a fight that does not exist. The GM costs no query."""
+    if not (campaign.is_gm(actor) or campaign.is_member(actor)):
+        raise missing("No such object among the actor's campaigns.")
+
+
+#: A character's fields but its name and owner, for ``defer`` on a read that needs only those.
+_SHEET_BUT_NAME = [
+    f"{side}__character__{f.name}"
+    for side in ("attacker", "target")
+    for f in Character._meta.concrete_fields
+    if f.name not in ("id", "name", "owner")
+]
+
+
+def pk_of(row: Any) -> Any:
+    """The pk of a row given as a row or as its id (None stays None): services take either,
+    and use only the pk."""
+    return row.pk if isinstance(row, models.Model) else row
 
 
 def _sheet_rows(
@@ -410,13 +372,13 @@ def _sheet_rows(
     order; none and no query for an empty ``only``."""
     if only is not None and not only:
         return {}
-    rows = model.objects.select_for_update().filter(character_id__in=characters)
+    where: dict[str, Any] = {"character_id__in": characters}
     if only is not None:
-        rows = rows.filter(pk__in=sorted(only))
-    return {row.pk: row for row in rows.order_by("pk")}
+        where["pk__in"] = sorted(only)
+    return {row.pk: row for row in model.objects.select_for_update().filter(**where).order_by("pk")}
 
 
-def _log(
+def log(
     rows: Rows,
     kind: str,
     *,
@@ -432,6 +394,8 @@ def _log(
     reverts: CombatLogEntry | None = None,
     **extra: Any,
 ) -> CombatLogEntry:
+    """Save ``changes`` and write the action's log entry, numbered after the last one; the
+    entry reaches :mod:`combat.events` once the transaction commits."""
     if changes is not None:
         changes.save()
     enc = rows.encounter
@@ -474,27 +438,3 @@ def _log(
     rows.seq = entry.seq
     events.publish(entry)
     return entry
-
-
-# --- Permissions ---------------------------------------------------------------------------
-
-
-def _is_gm(rows: Rows, user: User) -> bool:
-    return rows.encounter.campaign.is_gm(user)
-
-
-def _require_gm(rows: Rows, user: User) -> None:
-    if not _is_gm(rows, user):
-        raise PermissionDenied("Only the GM can do this.")
-
-
-def _require_control(rows: Rows, participant: Participant, user: User) -> None:
-    if not participant.is_controlled_by(user):
-        raise PermissionDenied("You can only act for your own characters.")
-
-
-def _participant(rows: Rows, pk: int | None) -> Participant:
-    p = rows.participants.get(pk) if pk is not None else None
-    if p is None:
-        raise CombatError("That participant is not in this encounter.")
-    return p

@@ -10,9 +10,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.attacks import _declaration_rows, _declare, _defend, _pk
-from combat.services.resolution import _resolve, _roll
-from combat.services.rows import CombatError
+from combat.services.attacks import declaration_rows, declare, defend
+from combat.services.resolution import apply_roll, roll_value
+from combat.services.rows import CombatError, pk_of
 from sheets.models import BodyZone, Weapon
 
 if TYPE_CHECKING:
@@ -41,33 +41,33 @@ def strike(
     of it or nothing. The defense is the target's controller's choice, so ``actor`` must
     control both sides (the GM controls everyone): PermissionDenied otherwise. Rows or ids,
     as for declare_attack. Returns the declaration and its entries."""
-    value, physical = _roll(roll, rng)
+    value, physical = roll_value(roll, rng)
     with transaction.atomic():
-        rows = _declaration_rows(
-            encounter, _pk(attacker), _pk(target), actor, zone=_pk(zone), weapon=_pk(weapon)
+        rows = declaration_rows(
+            encounter, pk_of(attacker), pk_of(target), actor, zone=pk_of(zone), weapon=pk_of(weapon)
         )
-        a, t = rows.participants.get(_pk(attacker)), rows.participants.get(_pk(target))
-        # Checked after the attacker's own (_declare: 403 for someone else's attacker).
+        a, t = rows.participants.get(pk_of(attacker)), rows.participants.get(pk_of(target))
+        # Checked after the attacker's own (declare: 403 for someone else's attacker).
         mine = a is not None and a.is_controlled_by(actor)
         if mine and t is not None and not t.is_controlled_by(actor):
             raise PermissionDenied(
                 "The defense is the target's controller's choice: strike in one call only "
                 "when you control both sides."
             )
-        decl, declared = _declare(
+        decl, declared = declare(
             rows,
-            attacker=_pk(attacker),
-            target=_pk(target),
+            attacker=pk_of(attacker),
+            target=pk_of(target),
             action=action,
             actor=actor,
-            zone=_pk(zone),
-            weapon=_pk(weapon),
+            zone=pk_of(zone),
+            weapon=pk_of(weapon),
             counterattack=counterattack,
         )
         entries = [declared]
         if decl.needs_defense:
-            entries.append(_defend(rows, decl, defense=defense or "", actor=actor))
+            entries.append(defend(rows, decl, defense=defense or "", actor=actor))
         elif defense:
             raise CombatError("A feint is met with Focus, not a defense mode.")
-        entries.append(_resolve(rows, decl, value=value, physical=physical, actor=actor))
+        entries.append(apply_roll(rows, decl, value=value, physical=physical, actor=actor))
     return decl, entries

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Encounter
-from combat.services.rows import Changes, CombatError, Kind, _lock, _log, _require_gm
+from combat.services.rows import Changes, CombatError, Kind, lock, log
 
 if TYPE_CHECKING:
     from combat.services.rows import User
@@ -21,8 +21,8 @@ def set_turn_timer(*, encounter: Encounter, seconds: int | None, actor: User) ->
     """Switch the fight's turn timer on (``seconds`` per turn) or off (None). The current turn
     gets the whole time from now."""
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         if rows.encounter.status == Encounter.Status.FINISHED:
             raise CombatError("The fight is over: it has no turns left to time.")
         if seconds is not None and not MIN_SECONDS <= seconds <= MAX_SECONDS:
@@ -34,4 +34,4 @@ def set_turn_timer(*, encounter: Encounter, seconds: int | None, actor: User) ->
         if not ch:
             raise CombatError("The turn timer is already set so.")
         text = f"Turn timer: {seconds} seconds a turn." if seconds else "Turn timer off."
-        return _log(rows, Kind.TIMER, actor=actor, changes=ch, text=text)
+        return log(rows, Kind.TIMER, actor=actor, changes=ch, text=text)

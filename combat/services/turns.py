@@ -17,11 +17,8 @@ from combat.services.rows import (
     CombatError,
     Kind,
     Rows,
-    _is_gm,
-    _lock,
-    _log,
-    _participant,
-    _require_gm,
+    lock,
+    log,
 )
 from rules.engine import omg
 from sheets.numbers import aptitudes_of
@@ -65,9 +62,9 @@ def start_encounter(
 ) -> CombatLogEntry:
     rng = rng or random.SystemRandom()
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
-        rows = _lock(encounter, characters=_character_ids(rows))
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
+        rows.lock_sheets(_character_ids(rows))
         enc = rows.encounter
         if enc.status != Encounter.Status.PREPARING:
             raise CombatConflict("This encounter has already started.")
@@ -82,7 +79,7 @@ def start_encounter(
         ch.set(enc, "round", 1)
         ch.set(enc, "turn_id", first.pk)
         order = ", ".join(f"{p.name} {p.initiative}" for p in ordered)
-        return _log(
+        return log(
             rows,
             Kind.START,
             actor=actor,
@@ -101,15 +98,15 @@ def roll_initiative(
     """Order again (after on-alert or tie-break changes); missing ITVs are rolled."""
     rng = rng or random.SystemRandom()
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
-        rows = _lock(encounter, characters=_character_ids(rows))
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
+        rows.lock_sheets(_character_ids(rows))
         if not rows.participants:
             raise CombatError("Add participants first.")
         ch = Changes()
         ordered = _initiative(rows, ch, rng)
         order = ", ".join(f"{p.name} {p.initiative}" for p in ordered)
-        return _log(
+        return log(
             rows,
             Kind.INITIATIVE,
             actor=actor,
@@ -180,10 +177,10 @@ def next_turn(
     tab, finds the turn moved on and raises CombatConflict instead of passing it twice.
     Without it the turn passes whatever it is (older API clients)."""
     with transaction.atomic():
-        rows = _lock(encounter)
+        rows = lock(encounter, actor=actor)
         enc = rows.encounter
         current = rows.participants.get(enc.turn_id) if enc.turn_id else None
-        if not (_is_gm(rows, actor) or (current is not None and current.is_controlled_by(actor))):
+        if not (rows.is_gm(actor) or (current is not None and current.is_controlled_by(actor))):
             raise PermissionDenied("Only the GM, or whoever is acting, passes the turn.")
         if enc.status != Encounter.Status.RUNNING:
             raise CombatError("The encounter is not running.")
@@ -227,7 +224,7 @@ def next_turn(
         else:
             text = f"{nxt.name}'s turn."
         ch.set(enc, "turn_id", nxt.pk if nxt else None)
-        return _log(
+        return log(
             rows,
             Kind.TURN,
             actor=actor,
@@ -241,18 +238,18 @@ def next_turn(
 def set_turn(*, encounter: Encounter, participant: Participant, actor: User) -> CombatLogEntry:
     """The GM gives the turn to anyone, skipped or not."""
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         if rows.encounter.status != Encounter.Status.RUNNING:
             raise CombatError("The encounter is not running.")
-        p = _participant(rows, participant.pk)
+        p = rows.participant(participant.pk)
         ch = Changes()
         ch.set(rows.encounter, "turn_id", p.pk)
         if not ch:
             raise CombatError(f"It is already {p.name}'s turn.")
         ended: list[str] = []
         _turns_come(ch, [p], ended)
-        return _log(
+        return log(
             rows,
             Kind.TURN,
             actor=actor,
@@ -264,8 +261,8 @@ def set_turn(*, encounter: Encounter, participant: Participant, actor: User) -> 
 
 def finish_encounter(*, encounter: Encounter, actor: User) -> CombatLogEntry:
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         ch = Changes()
         ch.set(rows.encounter, "status", Encounter.Status.FINISHED.value)
         if not ch:
@@ -277,7 +274,7 @@ def finish_encounter(*, encounter: Encounter, actor: User) -> CombatLogEntry:
         ):
             rows.declarations[d.pk] = d
             ch.set(d, "status", Declaration.Status.CANCELLED.value)
-        entry = _log(rows, Kind.FINISH, actor=actor, changes=ch, text="The fight is over.")
+        entry = log(rows, Kind.FINISH, actor=actor, changes=ch, text="The fight is over.")
         # The record keeps the sheets as they are now, in the transaction that ends the fight
         # (not in the log's changes: those reach players for an entry involving nobody hidden).
         rows.encounter.record = record.take_snapshot(rows.encounter)
@@ -290,8 +287,8 @@ def delete_encounter(*, encounter: Encounter, actor: User) -> None:
     running fight is refused (end it first): its players may be acting in it right now.
     Unlike the other services this writes no log entry: the log goes with the encounter."""
     with transaction.atomic():
-        rows = _lock(encounter)
-        _require_gm(rows, actor)
+        rows = lock(encounter, actor=actor)
+        rows.require_gm(actor)
         if rows.encounter.status == Encounter.Status.RUNNING:
             raise CombatConflict("This fight is running: end it before deleting the encounter.")
         # The log is append-only for the application; it is deleted here only as part of its

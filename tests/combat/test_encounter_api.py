@@ -217,20 +217,16 @@ def test_it_deletes_an_encounter_only_when_it_is_not_running(fight, api_for):
     assert gm.delete(f"/api/encounters/{preparing.pk}/").status_code == 204
 
 
-def test_it_strikes_in_a_bounded_number_of_queries(fight, api_for, django_assert_max_num_queries):
-    """Declare, defend and roll, three requests, read and lock what they need once
-    (51 here at first, 47, then 39: a declaration inserted open, its rows checked once
-    under the lock, the log's seq read once; then 32: the seq and "an attack already
-    waiting" read with the participants, the attack and its encounter found by the lock's
-    own read, no second read in the view; then 30: a declaration reads the sheets without
-    locking them, and a hit steps the sheet's version in the UPDATE that writes its
-    Vitality; then 19: each request's first statement locks the encounter with what the
-    action checks (combat/services/joined.py: a declaration's participants, zone, weapon and
-    disciplines; a defense's declaration and participants; a roll's declaration,
-    participants and both characters), a roll reads its zone, weapon and disciplines in one
-    more, and the log entry is numbered by its own INSERT. 6 of the 19 are the SAVEPOINT and
-    RELEASE of the three transactions inside the test's own; bench/bench_combat.py counts
-    them with sessions)."""
+def test_it_strikes_in_a_pinned_number_of_queries(fight, api_for, django_assert_num_queries):
+    """Declare, defend and roll, three requests, each reading its rows through the one way
+    in (combat/services/rows.py). Declare: the encounter (locked, in the user's campaigns),
+    the two participants with their characters and whether the attacker has an attack
+    open, the zone and the weapon (locked), the disciplines; the declaration and its log
+    entry. Defend: one statement locks the encounter, the declaration and its participants;
+    the declaration's UPDATE, the entry. Roll: that statement, then both characters (locked
+    by pk), the zone, the weapon, the disciplines; the changes and the entry. Each count
+    holds the SAVEPOINT and RELEASE of the service's transaction inside the test's own
+    (bench/bench_combat.py counts them with sessions)."""
     gm = api_for(fight.table.gm)
     body = {
         "attacker": fight.ysolde.pk,
@@ -239,15 +235,17 @@ def test_it_strikes_in_a_bounded_number_of_queries(fight, api_for, django_assert
         "weapon": fight.weapon(fight.ysolde).pk,
         "action": "fast",
     }
-    with django_assert_max_num_queries(STRIKE_QUERIES):
+    with django_assert_num_queries(STRIKE_QUERIES["declare"]):
         declared = gm.post(f"/api/encounters/{fight.encounter.pk}/attacks/", body, format="json")
-        attack = declared.json()["id"]
+    attack = declared.json()["id"]
+    with django_assert_num_queries(STRIKE_QUERIES["defend"]):
         defended = gm.post(f"/api/attacks/{attack}/defense/", {"defense": "parry"})
+    with django_assert_num_queries(STRIKE_QUERIES["roll"]):
         rolled = gm.post(f"/api/attacks/{attack}/roll/", {"roll": 43})
     assert (declared.status_code, defended.status_code, rolled.status_code) == (201, 200, 200)
 
 
-STRIKE_QUERIES = 19
+STRIKE_QUERIES = {"declare": 9, "defend": 5, "roll": 12}
 
 
 def test_it_answers_400_to_a_stamina_test_once_the_fight_is_over(fight, api_for):

@@ -373,3 +373,73 @@ def test_it_locks_the_characters_it_adds_to_an_encounter_before_commit(fight):
         assert all(_locked(Character, c.pk) for c in characters)
     finally:
         done()
+
+
+def _declare(fight: Any) -> Any:
+    return services.declare_attack(
+        encounter=fight.encounter.pk,
+        attacker=fight.ysolde.pk,
+        target=fight.thug.pk,
+        action="fast",
+        zone=fight.zone(fight.thug, "chest").pk,
+        weapon=fight.weapon(fight.ysolde).pk,
+        actor=fight.table.gm,
+    )
+
+
+def test_it_locks_what_a_roll_reads_and_changes_in_its_transaction(fight):
+    # combat/services/rows.py: the encounter, the declaration and its participants, both
+    # characters, the zone and the weapon of the attack; not the sheets' other rows.
+    decl, _ = _declare(fight)
+    services.declare_defense(declaration=decl.pk, defense="parry", actor=fight.table.gm)
+    done = _holding(lambda: services.resolve(declaration=decl.pk, roll=43, actor=fight.table.gm))
+    try:
+        assert _locked(Encounter, fight.encounter.pk)
+        assert _locked(Declaration, decl.pk)
+        for p in (fight.ysolde, fight.thug):
+            assert _locked(Participant, p.pk)
+            assert _locked(Character, p.character_id)
+        assert _locked(BodyZone, decl.zone_id)
+        assert _locked(Weapon, decl.weapon_id)
+        assert not _locked(BodyZone, fight.zone(fight.thug, "head").pk)
+        assert not _locked(Weapon, fight.weapon(fight.thug).pk)
+    finally:
+        done()
+
+
+def _waiting_for_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        return cursor.fetchone()[0] > 0
+
+
+def test_a_declaration_that_waited_for_the_lock_sees_the_attack_declared_meanwhile(fight):
+    """A double submit: the second declaration waits for the first's lock on the encounter,
+    then reads the participants in a statement of its own, so it finds the attack the first
+    one left open and is refused (not an IntegrityError from the one-open-attack index)."""
+    done = _holding(lambda: _declare(fight))
+    outcome: list[str] = []
+
+    def second() -> None:
+        try:
+            _declare(fight)
+            outcome.append("declared")
+        except Exception as exc:  # the outcome is the assertion below
+            outcome.append(type(exc).__name__)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    try:
+        for _ in range(300):  # until the second one waits on the first one's lock
+            if _waiting_for_a_lock():
+                break
+            threading.Event().wait(0.01)
+        else:
+            pytest.fail("the second declaration never waited for the lock")
+    finally:
+        done()
+        thread.join(30)
+    assert outcome == ["CombatConflict"]
+    assert Declaration.objects.filter(attacker=fight.ysolde).count() == 1
