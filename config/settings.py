@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "sheets",
     "rules",
     "combat",
+    "checks",
     "prep",
     "integrations",
 ]
