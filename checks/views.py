@@ -173,9 +173,9 @@ def _result_context(request: HttpRequest, check: Check) -> dict[str, Any]:
     is_gm = campaign.is_gm(request.user)
     top = services.latest(campaign)
     spenders = []
-    if top is not None and top.pk == check.pk and check.status == Check.Status.ACTIVE:
-        if is_gm or not check.secret:
-            spenders = [c for c in services.fate_spenders(request.user, campaign) if c.fate > 0]
+    is_latest = top is not None and top.pk == check.pk and check.status == Check.Status.ACTIVE
+    if is_latest and (is_gm or not check.secret):
+        spenders = [c for c in services.fate_spenders(request.user, campaign) if c.fate > 0]
     return {
         "check": check,
         "hidden": check.secret and not is_gm,
