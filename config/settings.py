@@ -375,6 +375,7 @@ SPECTACULAR_SETTINGS = {
             "CHARACTER_CREATED",
             "CHARACTER_CHANGED",
             "CHARACTER_RESTED",
+            "CHECK_RESOLVED",
         )
     ],
 }

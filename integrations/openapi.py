@@ -81,6 +81,10 @@ class CharacterDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 def _webhook(event_type: str) -> OpenApiWebhook:
     data = CharacterDataSerializer if event_type.startswith("character.") else CombatDataSerializer
+    if event_type.startswith("check."):
+        from integrations.check_events import CheckDataSerializer
+
+        data = CheckDataSerializer
     name = "".join(part.title() for part in event_type.split(".")) + "Event"
     body = type(
         name,
@@ -116,6 +120,7 @@ ENCOUNTER_FINISHED = _webhook("encounter.finished")
 CHARACTER_CREATED = _webhook("character.created")
 CHARACTER_CHANGED = _webhook("character.changed")
 CHARACTER_RESTED = _webhook("character.rested")
+CHECK_RESOLVED = _webhook("check.resolved")
 
 
 def webhooks_as_extension(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
