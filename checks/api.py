@@ -120,6 +120,10 @@ class FateBody(fields.StrictSerializer):
     roll = fields.IntegerField(required=False, allow_null=True, min_value=1, max_value=100)
 
 
+class EmptyBody(fields.StrictSerializer):
+    """No fields: a key sent anyway is refused rather than ignored."""
+
+
 class ResourceBody(fields.StrictSerializer):
     pool = serializers.ChoiceField(choices=["mana", "chi"])
     amount = fields.IntegerField(
@@ -263,6 +267,7 @@ class CheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     @action(detail=True, methods=["post"])
     def reveal(self, request: Request, pk: str) -> Response:
         check = self._get(pk)
+        EmptyBody(data=request.data or {}).is_valid(raise_exception=True)
         return Response(_out(request, _run(services.reveal, user=request.user, check=check)))
 
 
@@ -317,6 +322,7 @@ class CampaignCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     @action(detail=False, methods=["post"])
     def undo(self, request: Request, campaign_pk: str) -> Response:
         campaign = _campaign(request, campaign_pk)
+        EmptyBody(data=request.data or {}).is_valid(raise_exception=True)
         check = _run(services.undo_latest, user=request.user, campaign=campaign)
         return Response(_out(request, Check.objects.get(pk=check.pk)))
 
