@@ -223,6 +223,7 @@ class CheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Checks: read one, spend Fate on the latest, reveal a secret one (GM)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     def get_queryset(self) -> QuerySet[Check]:
         return Check.objects.filter(
@@ -231,7 +232,12 @@ class CheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 
     def _get(self, pk: str) -> Check:
         check = self.get_queryset().filter(pk=pk).first()
-        if check is None or not Check.objects.visible_to(self.request.user, check.campaign).filter(pk=pk).exists():
+        if (
+            check is None
+            or not Check.objects.visible_to(self.request.user, check.campaign)
+            .filter(pk=pk)
+            .exists()
+        ):
             raise NotFound()
         return check
 
@@ -275,6 +281,7 @@ class CharacterCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Roll a check for a character (yours; the GM: any)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     @extend_schema(request=RollBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request, character_pk: str) -> Response:
@@ -307,6 +314,7 @@ class CampaignCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """A campaign's check log (newest first), and the GM's undo of the latest step."""
 
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     @extend_schema(responses=_responses(OpenApiResponse(description="The log.")))
     def list(self, request: Request, campaign_pk: str) -> Response:
@@ -331,6 +339,7 @@ class CheckCallViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """The GM's calls for checks: make one, read its answers."""
 
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     def get_queryset(self) -> QuerySet[CheckCall]:
         return CheckCall.objects.filter(campaign__gm=self.request.user).select_related("campaign")
@@ -388,6 +397,7 @@ class CheckRequestViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """The calls waiting for your characters, and your answer to one."""
 
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     @extend_schema(responses=_responses(OpenApiResponse(description="")))
     def list(self, request: Request) -> Response:
@@ -445,6 +455,7 @@ class ResourceViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Spend or restore a character's Mana or Chi (yours; the GM: any)."""
 
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     @extend_schema(request=ResourceBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request, character_pk: str) -> Response:

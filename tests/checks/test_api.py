@@ -41,7 +41,12 @@ def test_it_rolls_a_check_with_table_dice(table):
     assert response.status_code == 201, response.content
     body = response.json()
     assert (body["pro"], body["dif"], body["roll"], body["degree"]) == (85, 30, 85, "epic_success")
-    assert (body["exp"], body["exp_on"], body["fate"], body["physical"]) == (1, "discipline", 1, True)
+    assert (body["exp"], body["exp_on"], body["fate"], body["physical"]) == (
+        1,
+        "discipline",
+        1,
+        True,
+    )
 
 
 def test_it_rolls_server_dice_with_the_servers_generator(table):
@@ -158,9 +163,7 @@ def test_a_secret_check_reaches_no_player_through_the_api(table):
         assert all("roll" not in c and "degree" not in c for c in log)
     assert "roll" not in api(table.owner).get(f"/api/checks/{check['id']}/").json()
     assert api(table.player).get(f"/api/checks/{check['id']}/").status_code == 404
-    assert (
-        api(table.owner).post(f"/api/checks/{check['id']}/reveal/").status_code == 403
-    )
+    assert api(table.owner).post(f"/api/checks/{check['id']}/reveal/").status_code == 403
     assert table.fresh(table.ysolde).fate == 2  # held until revealed
     api(table.gm).post(f"/api/checks/{check['id']}/reveal/")
     assert table.fresh(table.ysolde).fate == 3
