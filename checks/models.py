@@ -22,12 +22,15 @@ COMPOSITE_CHOICES = [(c.abbr, c.name) for c in omg.COMPOSITES]
 
 class CheckQuerySet(models.QuerySet["Check"]):
     def visible_to(self, user: Any, campaign: Campaign) -> CheckQuerySet:
-        """The GM sees every check; a player every open one, and their own secret ones (which
-        say only that they were made: the result stays the GM's)."""
+        """The GM sees every check; a player every open one of a character they may see (not an
+        NPC the GM keeps to themself: docs/security.md, "Who sees an NPC"), and their own secret
+        ones (which say only that they were made: the result stays the GM's)."""
         qs = self.filter(campaign=campaign)
         if campaign.gm_id == user.pk:
             return qs
-        return qs.filter(Q(secret=False) | Q(character__owner_id=user.pk))
+        return qs.filter(character__in=Character.objects.visible_to(user)).filter(
+            Q(secret=False) | Q(character__owner_id=user.pk)
+        )
 
 
 class CheckCall(models.Model):

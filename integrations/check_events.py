@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from checks.models import Check
 from checks.signals import check_resolved
-from integrations import hooks
+from integrations import hooks, payloads
 
 logger = logging.getLogger(__name__)
 EVENT = "check.resolved"
@@ -29,7 +29,9 @@ def check_data(check: Check) -> dict[str, Any]:
         "secret": check.secret,
         "redacted": check.secret,
     }
-    if check.secret:
+    if check.secret or not payloads.character_visible(check.character):
+        # A hidden NPC's check carries its numbers: it goes out as a secret one does.
+        data["secret"] = data["redacted"] = True
         data["text"] = f"{who} rolled a secret check: {check.label}."
         return data
     data["text"] = f"{who}: {check.label}, rolled {check.roll}: {check.degree_label}." + (

@@ -201,3 +201,20 @@ def test_mana_and_chi_through_the_api(table):
     assert api(table.player).post(url, {"pool": "chi", "amount": -1}).status_code == 403
     assert api(table.owner).post(url, {"pool": "gold", "amount": -1}).status_code == 400
     assert ResourceChange.objects.count() == 1
+
+
+def test_a_hidden_npcs_checks_stay_the_gms(table, django_capture_on_commit_callbacks):
+    from sheets.services import create_character
+
+    WebhookEndpoint.objects.create(
+        campaign=table.campaign, url="http://127.0.0.1:9/hook", events=["check.resolved"]
+    )
+    npc = create_character(campaign=table.campaign, owner=table.gm, name="Spy", is_npc=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        api(table.gm).post(
+            roll_url(npc), {"kind": "aptitude", "aptitude": "SKL", "against": 20}, format="json"
+        )
+    assert api(table.owner).get(f"/api/campaigns/{table.campaign.pk}/checks/").json() == []
+    assert len(api(table.gm).get(f"/api/campaigns/{table.campaign.pk}/checks/").json()) == 1
+    payload = WebhookDelivery.objects.get().payload
+    assert payload["data"]["redacted"] is True and "result" not in payload["data"]
