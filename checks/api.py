@@ -222,6 +222,9 @@ def _character(request: Request, pk: Any) -> Character:
 class CheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Checks: read one, spend Fate on the latest, reveal a secret one (GM)."""
 
+    serializer_class = FateBody  # the body it reads (and what OPTIONS describes)
+    lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
+
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
@@ -280,6 +283,8 @@ class CheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 class CharacterCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Roll a check for a character (yours; the GM: any)."""
 
+    serializer_class = RollBody  # the body it reads (and what OPTIONS describes)
+
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
@@ -313,6 +318,8 @@ class CharacterCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 class CampaignCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """A campaign's check log (newest first), and the GM's undo of the latest step."""
 
+    serializer_class = EmptyBody  # the body it reads (and what OPTIONS describes)
+
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
@@ -337,6 +344,9 @@ class CampaignCheckViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 
 class CheckCallViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """The GM's calls for checks: make one, read its answers."""
+
+    serializer_class = CallBody  # the body it reads (and what OPTIONS describes)
+    lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
 
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
@@ -396,6 +406,9 @@ class CheckCallViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 class CheckRequestViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """The calls waiting for your characters, and your answer to one."""
 
+    serializer_class = AnswerBody  # the body it reads (and what OPTIONS describes)
+    lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
+
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
@@ -453,6 +466,8 @@ def _odds(asked: CheckRequest) -> dict[str, Any] | None:
 
 class ResourceViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Spend or restore a character's Mana or Chi (yours; the GM: any)."""
+
+    serializer_class = ResourceBody  # the body it reads (and what OPTIONS describes)
 
     permission_classes = [permissions.IsAuthenticated]
     pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
