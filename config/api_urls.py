@@ -9,6 +9,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
+from checks import api as checks_api
 from combat import api as combat_api
 from integrations import api as integrations_api
 from prep import api as prep_api
@@ -34,6 +35,7 @@ router.register(r"characters/(?P<character_pk>\d+)/zones", BodyZoneViewSet, base
 combat_api.register(router)
 prep_api.register(router)
 integrations_api.register(router)
+checks_api.register(router)
 
 urlpatterns = [
     path("", include(router.urls)),

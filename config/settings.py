@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "sheets",
     "rules",
     "combat",
+    "checks",
     "prep",
     "integrations",
 ]
@@ -364,6 +365,8 @@ SPECTACULAR_SETTINGS = {
         "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",
         "ArchetypeEnum": "rules.engine.omg_data.ARCHETYPE_CHOICES",
         "DeclareActionEnum": "combat.api.serializers.ATTACK_ACTIONS",
+        "CheckKindEnum": ["aptitude", "discipline", "composite", "save"],
+        "FateActionEnum": ["reroll", "revoke"],
         "WeaponCategoryEnum": "rules.engine.omg_data.WEAPON_CATEGORY_CHOICES",
     },
     # Each event type's signed body (integrations/openapi.py, docs/integrations.md).
@@ -379,6 +382,7 @@ SPECTACULAR_SETTINGS = {
             "CHARACTER_CREATED",
             "CHARACTER_CHANGED",
             "CHARACTER_RESTED",
+            "CHECK_RESOLVED",
         )
     ],
 }

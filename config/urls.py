@@ -53,6 +53,7 @@ urlpatterns = [
     path("", include("combat.live_urls")),
     path("", include("combat.display_urls")),
     path("", include("prep.urls")),
+    path("", include("checks.urls")),
     path("", include("sheets.urls")),
     path("", include("integrations.urls")),
 ]

@@ -170,3 +170,6 @@ def connect() -> None:
     post_save.connect(on_character_saved, sender=Character, dispatch_uid="webhooks-character")
     rested.connect(on_rested, dispatch_uid="webhooks-rested")
     rows_changed.connect(on_rows_changed, dispatch_uid="webhooks-rows-changed")
+    from integrations import check_events
+
+    check_events.connect()

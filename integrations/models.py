@@ -22,6 +22,7 @@ EVENT_TYPES: dict[str, str] = {
     "character.created": "a character created",
     "character.changed": "a character's sheet changed",
     "character.rested": "a character's daily rest",
+    "check.resolved": "a check outside combat rolled or revealed (a secret one without result)",
 }
 
 

@@ -80,7 +80,13 @@ class CharacterDataSerializer(serializers.Serializer[Any]):
 
 
 def _webhook(event_type: str) -> OpenApiWebhook:
-    data = CharacterDataSerializer if event_type.startswith("character.") else CombatDataSerializer
+    data: type[serializers.Serializer[Any]] = (
+        CharacterDataSerializer if event_type.startswith("character.") else CombatDataSerializer
+    )
+    if event_type.startswith("check."):
+        from integrations.check_events import CheckDataSerializer
+
+        data = CheckDataSerializer
     name = "".join(part.title() for part in event_type.split(".")) + "Event"
     body = type(
         name,
@@ -116,6 +122,7 @@ ENCOUNTER_FINISHED = _webhook("encounter.finished")
 CHARACTER_CREATED = _webhook("character.created")
 CHARACTER_CHANGED = _webhook("character.changed")
 CHARACTER_RESTED = _webhook("character.rested")
+CHECK_RESOLVED = _webhook("check.resolved")
 
 
 #: The nine event bodies, by the names drf-spectacular gives their components.

@@ -178,6 +178,7 @@ CHAT_TITLES: dict[str, str] = {
     "character.created": "New character",
     "character.changed": "Sheet changed",
     "character.rested": "Daily rest",
+    "check.resolved": "Check",
 }
 
 
@@ -203,6 +204,7 @@ CHAT_SENTENCES: dict[str, Any] = {
     "character.created": _character_sentence("was created"),
     "character.changed": _character_sentence("had their sheet changed"),
     "character.rested": _character_sentence("took a daily rest"),
+    "check.resolved": _character_sentence("rolled a check"),
 }
 
 #: Discord markdown, mention and link syntax (a backslash shows the character as typed; an

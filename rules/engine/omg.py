@@ -265,3 +265,26 @@ __all__ = [
     "vit_loss",
     "weapon_discipline",
 ]
+
+# Checks outside combat, from the sheet (docs/rules.md, "Checks outside combat").
+from rules.engine.omg_sheet_check import (  # noqa: E402
+    CheckKind,
+    SheetCheck,
+    SheetCheckResult,
+    against_value,
+    resolve,
+    save_degree,
+    sheet_check,
+    sheet_check_odds,
+)
+
+__all__ += [
+    "CheckKind",
+    "SheetCheck",
+    "SheetCheckResult",
+    "against_value",
+    "resolve",
+    "save_degree",
+    "sheet_check",
+    "sheet_check_odds",
+]

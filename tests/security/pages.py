@@ -96,6 +96,13 @@ class DemoTable:
             return self.ids["campaign"]
         # pk: the object the route is about.
         for prefix, key in (
+            ("check_roll", "character"),  # checks outside combat
+            ("resource_change", "character"),
+            ("check_", "check"),
+            ("call_create", "campaign"),
+            ("call_", "call"),
+            ("prompts", "campaign"),
+            ("request_", "request"),
             ("campaign", "campaign"),
             ("token", "token"),
             ("character", "character"),
@@ -150,7 +157,19 @@ def demo_table() -> DemoTable:
     npc = prep_services.add_starter_set(owner=users["gm"])[0]
     prepared = PreparedEncounter.objects.create(campaign=campaign, name="Ford")
     group = prepared.groups.create(npc=npc, count=2)
+    from checks import services as checks_services
+
+    target = checks_services.parse_target(kind="aptitude", aptitude="SKL", against="Moderate")
+    check = checks_services.roll_check(
+        user=users["gm"], character=character, target=target, rng=random.Random(7)
+    )
+    call = checks_services.call_checks(
+        user=users["gm"], campaign=campaign, characters=[character], target=target
+    )
     ids = {
+        "check": check.pk,
+        "call": call.pk,
+        "request": call.requests.get().pk,
         "npc": npc.pk,
         "prepared": prepared.pk,
         "group": group.pk,

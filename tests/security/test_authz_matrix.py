@@ -303,6 +303,60 @@ def no_such_delivery(w: World) -> dict[str, Any]:
     return {"campaign_pk": w.campaign.pk, "pk": 999_999, "delivery_pk": 999_999}
 
 
+# --- Checks outside combat (run inside a cell, rolled back with it) ----------------------------
+
+CHECK_TARGET = {"kind": "aptitude", "aptitude": "SKL", "against": 20}
+
+
+def _ysolde_check(w: World, *, secret: bool = False) -> Any:
+    from checks import services as checks
+
+    return checks.roll_check(
+        user=w.gm if secret else w.owner,
+        character=w.ysolde,
+        target=checks.parse_target(**CHECK_TARGET),
+        rng=None,
+        roll=50,
+        secret=secret,
+    )
+
+
+def ysolde_checked(w: World) -> dict[str, Any]:
+    return {"pk": _ysolde_check(w).pk}
+
+
+def a_check_to_undo(w: World) -> dict[str, Any]:
+    _ysolde_check(w)
+    return {}
+
+
+def ysolde_secret_check(w: World) -> dict[str, Any]:
+    return {"pk": _ysolde_check(w, secret=True).pk}
+
+
+def _call_ysolde(w: World) -> Any:
+    from checks import services as checks
+
+    return checks.call_checks(
+        user=w.gm,
+        campaign=w.campaign,
+        characters=[w.ysolde],
+        target=checks.parse_target(**CHECK_TARGET),
+    )
+
+
+def check_call(w: World) -> dict[str, Any]:
+    return {"pk": _call_ysolde(w).pk}
+
+
+def check_request(w: World) -> dict[str, Any]:
+    return {"pk": _call_ysolde(w).requests.get().pk}
+
+
+def ysolde_pk(w: World) -> dict[str, Any]:
+    return {"character_pk": w.ysolde.pk}
+
+
 # --- The matrix -------------------------------------------------------------------------------
 
 Body = Mapping[str, Any] | Callable[[World], Mapping[str, Any]] | None
@@ -1072,6 +1126,77 @@ MATRIX: dict[str, Entry] = {
             body=lambda w: {"spender": w.y.pk, "action": "revoke"},
             setup=ysolde_rolled,
         ),
+    ),
+    # --- Checks outside combat: players roll for their own, the GM for all and alone calls ---
+    "checks:check_roll": entry(
+        ysolde,
+        get=Rule(OWNER_OR_GM),
+        post=Rule(OWNER_OR_GM, body={**CHECK_TARGET, "against": "Moderate", "roll": "50"}),
+    ),
+    "checks:resource_change": entry(
+        ysolde,
+        post=Rule(OWNER_OR_GM, body={"pool": "mana", "amount": "1", "direction": "spend"}),
+    ),
+    "checks:check_detail": entry(no_such_object, get=Rule(MEMBERS, setup=ysolde_checked)),
+    "checks:check_fate": entry(
+        no_such_object,
+        post=Rule(
+            OWNER_OR_GM,
+            body=lambda w: {"spender": w.ysolde.pk, "action": "revoke"},
+            setup=ysolde_checked,
+        ),
+    ),
+    "checks:check_reveal": entry(
+        no_such_object,
+        post=Rule(who(player=404, owner=403, gm=OK), setup=ysolde_secret_check),
+    ),
+    "checks:campaign_checks": entry(campaign, get=Rule(MEMBERS)),
+    "checks:campaign_undo": entry(campaign, post=Rule(GM, setup=a_check_to_undo)),
+    "checks:call_create": entry(
+        campaign,
+        post=Rule(GM, body={"everyone": "1", **CHECK_TARGET, "against": "Moderate"}),
+    ),
+    "checks:prompts": entry(campaign, get=Rule(MEMBERS)),
+    "checks:call_detail": entry(no_such_object, get=Rule(GM_ALONE, setup=check_call)),
+    "checks:call_close": entry(no_such_object, post=Rule(GM_ALONE, setup=check_call)),
+    "checks:request_answer": entry(
+        no_such_object,
+        get=Rule(OWNER_OR_GM, setup=check_request),
+        post=Rule(OWNER_OR_GM, body={"roll": "50"}, setup=check_request),
+    ),
+    "api:character-check-list": entry(
+        ysolde_pk, post=Rule(OWNER_OR_GM, body={**CHECK_TARGET, "roll": 50})
+    ),
+    "api:resource-list": entry(
+        ysolde_pk, post=Rule(OWNER_OR_GM, body={"pool": "mana", "amount": -1})
+    ),
+    "api:check-detail": entry(no_such_object, get=Rule(MEMBERS, setup=ysolde_checked)),
+    "api:check-fate": entry(
+        no_such_object,
+        post=Rule(
+            OWNER_OR_GM,
+            body=lambda w: {"spender": w.ysolde.pk, "action": "revoke"},
+            setup=ysolde_checked,
+        ),
+    ),
+    "api:check-reveal": entry(
+        no_such_object,
+        post=Rule(who(player=404, owner=403, gm=OK), setup=ysolde_secret_check),
+    ),
+    "api:campaign-check-list": entry(campaign_pk, get=Rule(MEMBERS)),
+    "api:campaign-check-undo": entry(campaign_pk, post=Rule(GM, setup=a_check_to_undo)),
+    "api:check-call-list": entry(
+        nowhere,
+        get=Rule(LOGGED_IN),
+        post=Rule(
+            who(outsider=404, player=403, owner=403, gm=OK, other_gm=404),
+            body=lambda w: {"campaign": w.campaign.pk, "characters": [w.ysolde.pk], **CHECK_TARGET},
+        ),
+    ),
+    "api:check-call-detail": entry(no_such_object, get=Rule(GM, setup=check_call)),
+    "api:check-request-list": entry(nowhere, get=Rule(LOGGED_IN)),
+    "api:check-request-answer": entry(
+        no_such_object, post=Rule(OWNER_OR_GM, body={"roll": 50}, setup=check_request)
     ),
     # --- Public: the API's schema and docs, the rules API, the dice pages ---------------------
     "api:schema": entry(nowhere, get=Rule(PUBLIC)),

@@ -202,6 +202,8 @@ def _ids(demo: DemoTable) -> dict[str, int]:
         "zones": demo.ids["zone"],
         "webhooks": demo.ids["webhook"],
         "deliveries": demo.ids["delivery"],
+        "check-request": demo.ids["request"],
+        "check-call": demo.ids["call"],
     }
 
 

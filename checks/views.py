@@ -1,0 +1,471 @@
+"""The pages of checks outside combat: roll one from the sheet with its odds, the result card,
+Fate and undo, the campaign's check log with the GM's calls, a player's prompts, Mana and Chi.
+
+Every action is a plain POST form that also works without JavaScript (it redirects); with htmx
+it answers with the partial it changed. The GM's results and the players' prompts refresh
+themselves every few seconds (htmx polling of a small partial)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from checks import services
+from checks.models import Check, CheckCall, CheckRequest, ResourceChange
+from checks.services import CheckConflict, Target
+from rules.engine import omg
+from sheets.access import get_campaign_for_user, get_character_for_user
+from sheets.models import Campaign, Character, Discipline
+from sheets.randomness import server_rng
+
+#: The degrees in the order a player reads them, best first.
+DEGREE_ORDER = (
+    omg.Degree.EPIC_SUCCESS,
+    omg.Degree.DRAMATIC_SUCCESS,
+    omg.Degree.SUCCESS,
+    omg.Degree.SUCCESS_WITH_SACRIFICE,
+    omg.Degree.FAILURE,
+    omg.Degree.DRAMATIC_FAILURE,
+    omg.Degree.EPIC_FAILURE,
+)
+LOG_LENGTH = 50
+POLL = "every 3s"
+
+
+def _errors(exc: ValidationError) -> list[str]:
+    if hasattr(exc, "error_dict"):
+        return [f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items()]
+    return list(exc.messages)
+
+
+def odds_rows(spec: omg.SheetCheck) -> list[dict[str, Any]]:
+    counts = omg.sheet_check_odds(spec)
+    return [
+        {"degree": d, "label": d.label, "abbr": d.abbr, "faces": counts[d], "good": d.success}
+        for d in DEGREE_ORDER
+    ]
+
+
+def _choice(data: Any, character: Character) -> dict[str, Any]:
+    """What the form asks for, as typed (for drawing the form again)."""
+    kind = data.get("kind") or "aptitude"
+    return {
+        "kind": kind,
+        "aptitude": data.get("aptitude", ""),
+        "discipline": data.get("discipline", ""),
+        "composite": data.get("composite", ""),
+        "against": data.get("against", ""),
+        "number": data.get("number", ""),
+    }
+
+
+def _target(choice: dict[str, Any]) -> Target:
+    against = (
+        choice["number"]
+        or choice["against"]
+        or ("Adept" if choice["kind"] == "save" else "Moderate")
+    )
+    return services.parse_target(
+        kind=choice["kind"],
+        against=against,
+        aptitude=choice["aptitude"],
+        discipline=choice["discipline"],
+        composite=choice["composite"],
+    )
+
+
+def _form_context(request: HttpRequest, character: Character, data: Any) -> dict[str, Any]:
+    choice = _choice(data, character)
+    if choice["kind"] == "discipline" and not choice["discipline"]:
+        first = character.disciplines.order_by("name").first()
+        choice["discipline"] = first.name if first else ""
+    if choice["kind"] == "aptitude" and not choice["aptitude"]:
+        choice["aptitude"] = "SKL"
+    if choice["kind"] in ("composite", "save") and not choice["composite"]:
+        choice["composite"] = "AGL"
+    # Switching between a test and a save keeps no name that means nothing to the other.
+    names = (
+        {t.name for t in omg.PROFICIENCY_TIERS}
+        if choice["kind"] == "save"
+        else {c.name for c in omg.DIFFICULTY_CATEGORIES}
+    )
+    if choice["against"] not in names:
+        choice["against"] = "Adept" if choice["kind"] == "save" else "Moderate"
+    ctx: dict[str, Any] = {
+        "character": character,
+        "choice": choice,
+        "aptitudes": omg.APTITUDE_CHOICES,
+        "composites": [(c.abbr, c.name) for c in omg.COMPOSITES],
+        "disciplines": list(character.disciplines.order_by("name")),
+        "categories": omg.DIFFICULTY_CATEGORIES,
+        "tiers": omg.PROFICIENCY_TIERS,
+        "kinds": [(k.value, k.value.capitalize()) for k in omg.CheckKind],
+        "errors": [],
+    }
+    try:
+        target = _target(choice)
+        spec, aptitude, level = services.spec_for(character, target)
+    except ValidationError as exc:
+        ctx["errors"] = _errors(exc)
+        return ctx
+    ctx.update(target=target, spec=spec, used_aptitude=aptitude, level=level)
+    ctx["odds"] = odds_rows(spec)
+    ctx["success_faces"] = sum(r["faces"] for r in ctx["odds"] if r["good"])
+    return ctx
+
+
+@login_required
+def check_roll(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: choose what to roll and against what, with the exact odds; POST: roll it."""
+    character = get_character_for_user(request, pk, write=True, rows=False)
+    if request.method == "GET":
+        ctx = _form_context(request, character, request.GET)
+        if request.htmx:
+            return render(request, "checks/check.html#form", ctx)
+        return render(request, "checks/check.html", ctx)
+    if request.method != "POST":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    ctx = _form_context(request, character, request.POST)
+    try:
+        roll = services.parse_roll(request.POST.get("roll", ""))
+        if ctx["errors"]:
+            raise ValidationError(ctx["errors"])
+        check = services.roll_check(
+            user=request.user,
+            character=character,
+            target=ctx["target"],
+            rng=server_rng(),
+            roll=roll,
+            secret=request.POST.get("secret") == "1",
+            note=request.POST.get("note", "")[:80],
+        )
+    except ValidationError as exc:
+        ctx["errors"] = _errors(exc)
+        if request.htmx:
+            return render(request, "checks/_errors.html", ctx, status=422)
+        return render(request, "checks/check.html", ctx, status=422)
+    if request.htmx:
+        return render(request, "checks/_result.html", _result_context(request, check))
+    return redirect("checks:check_detail", pk=check.pk)
+
+
+def _get_check(request: HttpRequest, pk: int) -> Check:
+    check = get_object_or_404(
+        Check.objects.select_related("campaign", "character", "roller"), pk=pk
+    )
+    campaign = check.campaign
+    if not (campaign.is_gm(request.user) or campaign.is_member(request.user)):
+        raise Http404("No such check.")
+    if not Check.objects.visible_to(request.user, campaign).filter(pk=pk).exists():
+        raise Http404("No such check.")
+    return check
+
+
+def _result_context(request: HttpRequest, check: Check) -> dict[str, Any]:
+    campaign = check.campaign
+    is_gm = campaign.is_gm(request.user)
+    top = services.latest(campaign)
+    spenders = []
+    is_latest = top is not None and top.pk == check.pk and check.status == Check.Status.ACTIVE
+    if is_latest and (is_gm or not check.secret):
+        spenders = [c for c in services.fate_spenders(request.user, campaign) if c.fate > 0]
+    return {
+        "check": check,
+        "hidden": check.secret and not is_gm,
+        "is_gm": is_gm,
+        "spenders": spenders,
+        "campaign": campaign,
+    }
+
+
+@login_required
+@require_safe
+def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    check = _get_check(request, pk)
+    return render(request, "checks/result.html", _result_context(request, check))
+
+
+@login_required
+@require_POST
+def check_fate(request: HttpRequest, pk: int) -> HttpResponse:
+    check = _get_check(request, pk)
+    spender = get_object_or_404(
+        Character, pk=request.POST.get("spender") or 0, campaign=check.campaign
+    )
+    try:
+        roll = services.parse_roll(request.POST.get("roll", ""))
+        _, new = services.spend_fate(
+            user=request.user,
+            check=check,
+            spender=spender,
+            action=request.POST.get("action", ""),
+            rng=server_rng(),
+            roll=roll,
+        )
+    except (ValidationError, CheckConflict) as exc:
+        messages.error(
+            request, " ".join(_errors(exc)) if isinstance(exc, ValidationError) else str(exc)
+        )
+        return redirect("checks:check_detail", pk=check.pk)
+    shown = new or Check.objects.get(pk=check.pk)
+    if request.htmx:
+        return render(request, "checks/_result.html", _result_context(request, shown))
+    return redirect("checks:check_detail", pk=shown.pk)
+
+
+@login_required
+@require_POST
+def check_reveal(request: HttpRequest, pk: int) -> HttpResponse:
+    check = _get_check(request, pk)
+    try:
+        services.reveal(user=request.user, check=check)
+    except CheckConflict as exc:
+        messages.error(request, str(exc))
+    return redirect("checks:check_detail", pk=check.pk)
+
+
+# --- The campaign's log, the GM's calls --------------------------------------------------------
+
+
+def _log_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
+    is_gm = campaign.is_gm(request.user)
+    checks = list(
+        Check.objects.visible_to(request.user, campaign)
+        .select_related("character", "roller", "fate_spender")
+        .order_by("-seq")[:LOG_LENGTH]
+    )
+    resources = list(
+        ResourceChange.objects.filter(campaign=campaign)
+        .select_related("character", "user")
+        .order_by("-created_at", "-pk")[:LOG_LENGTH]
+    )
+    characters = list(
+        campaign.characters.filter(copied_from=None, fight_only=False).order_by("is_npc", "name")
+    )
+    ctx: dict[str, Any] = {
+        "campaign": campaign,
+        "is_gm": is_gm,
+        "checks": checks,
+        "resources": resources,
+        "latest": services.latest(campaign),
+        "prompts": services.pending_requests(request.user, campaign),
+        "poll": POLL,
+    }
+    if is_gm:
+        ctx.update(
+            calls=list(
+                campaign.check_calls.prefetch_related(
+                    "requests__character", "requests__check_made"
+                )[:5]
+            ),
+            characters=characters,
+            discipline_names=sorted(
+                set(
+                    Discipline.objects.filter(character__campaign=campaign).values_list(
+                        "name", flat=True
+                    )
+                )
+            ),
+            kinds=[(k.value, k.value.capitalize()) for k in omg.CheckKind],
+            aptitudes=omg.APTITUDE_CHOICES,
+            composites=[(c.abbr, c.name) for c in omg.COMPOSITES],
+            categories=omg.DIFFICULTY_CATEGORIES,
+            tiers=omg.PROFICIENCY_TIERS,
+        )
+    return ctx
+
+
+@login_required
+@require_safe
+def campaign_checks(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_campaign_for_user(request, pk)
+    return render(request, "checks/campaign.html", _log_context(request, campaign))
+
+
+@login_required
+@require_POST
+def campaign_undo(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_campaign_for_user(request, pk, write=True)
+    try:
+        check = services.undo_latest(user=request.user, campaign=campaign)
+        messages.success(request, f"Undone: {check.character.name}'s {check.label}.")
+    except CheckConflict as exc:
+        messages.error(request, str(exc))
+    return redirect("checks:campaign_checks", pk=campaign.pk)
+
+
+@login_required
+@require_POST
+def call_create(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_campaign_for_user(request, pk, write=True)
+    data = request.POST
+    ids = data.getlist("characters")
+    if data.get("everyone") == "1":
+        qs = campaign.characters.filter(is_npc=False, copied_from=None, fight_only=False)
+    else:
+        qs = campaign.characters.filter(pk__in=[i for i in ids if i.isdigit()])
+    try:
+        target = services.parse_target(
+            kind=data.get("kind", ""),
+            against=data.get("number") or data.get("against", ""),
+            aptitude=data.get("aptitude", ""),
+            discipline=data.get("discipline", ""),
+            composite=data.get("composite", ""),
+        )
+        call = services.call_checks(
+            user=request.user,
+            campaign=campaign,
+            characters=list(qs),
+            target=target,
+            secret=data.get("secret") == "1",
+            note=data.get("note", "")[:80],
+        )
+    except ValidationError as exc:
+        ctx = _log_context(request, campaign)
+        ctx["call_errors"] = _errors(exc)
+        return render(request, "checks/campaign.html", ctx, status=422)
+    return redirect("checks:call_detail", pk=call.pk)
+
+
+def _get_call(request: HttpRequest, pk: int) -> CheckCall:
+    call = get_object_or_404(CheckCall.objects.select_related("campaign"), pk=pk)
+    if not call.campaign.is_member(request.user) and not call.campaign.is_gm(request.user):
+        raise Http404("No such call.")
+    if not call.campaign.is_gm(request.user):
+        raise Http404("No such call.")
+    return call
+
+
+def _call_context(call: CheckCall) -> dict[str, Any]:
+    requests = list(call.requests.select_related("character", "check_made"))
+    answered = [r.check_made for r in requests if r.check_made is not None]
+    return {
+        "call": call,
+        "requests": requests,
+        "answered": len(answered),
+        "succeeded": sum(1 for c in answered if c.success),
+        "poll": POLL,
+        "done": len(answered) == len(requests) or call.closed,
+    }
+
+
+@login_required
+@require_safe
+def call_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM's view of a call: each answer as it comes in (the results refresh themselves)."""
+    call = _get_call(request, pk)
+    ctx = _call_context(call)
+    if request.htmx:
+        return render(request, "checks/call.html#results", ctx)
+    return render(request, "checks/call.html", ctx)
+
+
+@login_required
+@require_POST
+def call_close(request: HttpRequest, pk: int) -> HttpResponse:
+    call = _get_call(request, pk)
+    services.close_call(user=request.user, call=call)
+    return redirect("checks:call_detail", pk=call.pk)
+
+
+def _get_request(request: HttpRequest, pk: int) -> CheckRequest:
+    asked = get_object_or_404(
+        CheckRequest.objects.select_related("call__campaign", "character", "check_made"), pk=pk
+    )
+    services.require_control(request.user, asked.character)
+    return asked
+
+
+@login_required
+def request_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    """A player's prompt: the called check with their own odds; POST answers it."""
+    asked = _get_request(request, pk)
+    call = asked.call
+    aptitude = (
+        request.POST.get("aptitude", "")
+        if request.method == "POST"
+        else request.GET.get("aptitude", "")
+    )
+    ctx: dict[str, Any] = {
+        "asked": asked,
+        "call": call,
+        "errors": [],
+        "aptitudes": omg.APTITUDE_CHOICES,
+    }
+    try:
+        target = services.target_of(call, aptitude if aptitude in omg.APTITUDE_ABBRS else "")
+        spec, used, level = services.spec_for(asked.character, target, lenient=True)
+        ctx.update(spec=spec, used_aptitude=used, level=level, odds=odds_rows(spec))
+        ctx["success_faces"] = sum(r["faces"] for r in ctx["odds"] if r["good"])
+    except ValidationError as exc:
+        ctx["errors"] = _errors(exc)
+    if request.method == "GET":
+        if asked.check_made is not None:
+            return redirect("checks:check_detail", pk=asked.check_made.pk)
+        return render(request, "checks/answer.html", ctx)
+    if request.method != "POST":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    try:
+        check = services.answer(
+            user=request.user,
+            request=asked,
+            rng=server_rng(),
+            roll=services.parse_roll(request.POST.get("roll", "")),
+            aptitude=aptitude,
+        )
+    except ValidationError as exc:
+        ctx["errors"] = _errors(exc)
+        return render(request, "checks/answer.html", ctx, status=422)
+    except CheckConflict as exc:
+        messages.error(request, str(exc))
+        return redirect("checks:campaign_checks", pk=call.campaign_id)
+    return redirect("checks:check_detail", pk=check.pk)
+
+
+@login_required
+@require_safe
+def prompts(request: HttpRequest, pk: int) -> HttpResponse:
+    """The calls waiting for the viewer's characters (polled by the sheet and campaign pages)."""
+    campaign = get_campaign_for_user(request, pk)
+    ctx = {
+        "campaign": campaign,
+        "prompts": services.pending_requests(request.user, campaign),
+        "poll": POLL,
+    }
+    return render(request, "checks/_prompts.html", ctx)
+
+
+# --- Mana and Chi ------------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def resource_change(request: HttpRequest, pk: int) -> HttpResponse:
+    character = get_character_for_user(request, pk, write=True, rows=False)
+    data = request.POST
+    amount: object = data.get("amount", "")
+    if isinstance(amount, str) and amount.strip().isdigit() and data.get("direction") == "spend":
+        amount = -int(amount)
+    try:
+        change = services.change_resource(
+            user=request.user,
+            character=character,
+            pool=data.get("pool", ""),
+            amount=amount,
+            cost=data.get("cost", ""),
+            note=data.get("note", "")[:80],
+        )
+        messages.success(
+            request,
+            f"{change.get_pool_display()} {change.amount:+d}: now {change.after}.",
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(_errors(exc)))
+    return redirect(reverse("checks:check_roll", args=[character.pk]) + "#resources")
