@@ -67,7 +67,7 @@ def render_cost() -> str:
             before = broadcast.latest_entry_id(encounter)
             services.next_turn(encounter=encounter, actor=gm)
             started = time.perf_counter()
-            page = broadcast.Subscriber(who, before, None, greeted=True)  # type: ignore[arg-type]
+            page = broadcast.Subscriber(who, before, None, greeted=True)  # type: ignore[arg-type]  # no queue: the pass only writes it
             chunks = broadcast.fan_out(encounter, [page])[page]
             samples.append(time.perf_counter() - started)
         events = ", ".join(c.split("\n", 1)[0].removeprefix("event: ") for c in chunks)

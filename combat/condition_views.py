@@ -5,16 +5,17 @@ like every control of combat/views.py (kept apart from it: that module is the ho
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.views.decorators.http import require_POST
 
 from combat import access, services
 from combat.views import form_flag, form_int, participant_in, respond
+from sheets.http import AuthedRequest
 
 
 @login_required
 @require_POST
-def condition_add(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+def condition_add(request: AuthedRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
 
     def act() -> None:
@@ -44,7 +45,7 @@ def condition_add(request: HttpRequest, pk: int, participant_pk: int) -> HttpRes
 
 @login_required
 @require_POST
-def condition_remove(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+def condition_remove(request: AuthedRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
     return respond(
         request,

@@ -356,20 +356,20 @@ def view_context(
         d = copy.copy(original)  # the state's own stay as loaded: one copy per audience
         if (d.pk, key) not in state.odds:
             state.odds[d.pk, key] = services.odds_for_viewer(d, hidden)
-        d.odds = state.odds[d.pk, key]  # type: ignore[attr-defined]
+        d.odds = state.odds[d.pk, key]  # type: ignore[attr-defined]  # the page's view of a row, set for the template
         # A hidden attacker's weapon is one of its numbers: the log's public text leaves it
         # out, and so does the open-attack panel.
-        d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]
-        d.can_defend = d.needs_defense and d.target.can_defend and controls(d.target)  # type: ignore[attr-defined]
-        d.can_roll = d.status == Declaration.Status.DEFENDED and controls(d.attacker)  # type: ignore[attr-defined]
-        d.can_cancel = controls(d.attacker)  # type: ignore[attr-defined]
-        d.target_owner = _player_owner(d.target) if shared else None  # type: ignore[attr-defined]
-        d.attacker_owner = _player_owner(d.attacker) if shared else None  # type: ignore[attr-defined]
+        d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+        d.can_defend = d.needs_defense and d.target.can_defend and controls(d.target)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+        d.can_roll = d.status == Declaration.Status.DEFENDED and controls(d.attacker)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+        d.can_cancel = controls(d.attacker)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+        d.target_owner = _player_owner(d.target) if shared else None  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+        d.attacker_owner = _player_owner(d.attacker) if shared else None  # type: ignore[attr-defined]  # the page's view of a row, set for the template
         # A player's own character under attack: shown first, with the defense choices.
-        d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]
+        d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]  # the page's view of a row, set for the template
         # Each defense button carries its DIF (None when the GM hides the defender's side).
-        d.defense_buttons = [  # type: ignore[attr-defined]
-            (mode, ((d.odds or {}).get(mode) or {}).get("dif"))  # type: ignore[attr-defined]
+        d.defense_buttons = [  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+            (mode, ((d.odds or {}).get(mode) or {}).get("dif"))  # type: ignore[attr-defined]  # the page's view of a row, set for the template
             for mode in DEFENSE_NAMES
         ]
         declarations.append(d)
@@ -378,8 +378,8 @@ def view_context(
     result = result_card(log[0] if log else None, viewer, hidden, ps, is_gm=is_gm)
     log = [copy.copy(entry) for entry in log]
     for entry in log:
-        entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]
-        entry.view_roll = entry.roll_for(hidden)  # type: ignore[attr-defined]
+        entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+        entry.view_roll = entry.roll_for(hidden)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
     # Once the fight is over its rolls stand (spend_fate refuses): no Fate buttons.
     fate_roll = state.fate_roll if encounter.status != Encounter.Status.FINISHED else None
     if shared:

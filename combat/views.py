@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -21,12 +21,13 @@ from combat.models import CombatLogEntry, Encounter, Participant
 from combat.render import PAGE, presence_context
 from combat.tracker import load_state, view_context
 from sheets.access import get_campaign_for_user
+from sheets.http import AuthedRequest
 from sheets.ids import parse_id
 from sheets.models import BodyZone, Character, Weapon
 
 
 def encounter_context(
-    request: HttpRequest, encounter: Encounter, *, attacker_pk: int | None = None, **extra: Any
+    request: AuthedRequest, encounter: Encounter, *, attacker_pk: int | None = None, **extra: Any
 ) -> dict[str, Any]:
     """Everything the encounter page shows to this viewer, in a fixed number of queries
     whatever the number of participants. ``attacker_pk`` chooses the declare form's
@@ -57,7 +58,7 @@ def form_flag(data: QueryDict, name: str) -> bool:
 
 def participant_in(encounter: Encounter, pk: int | None) -> Participant:
     p = (
-        Participant.objects.filter(encounter=encounter, pk=pk)
+        Participant.objects.filter(encounter=encounter, pk=pk)  # type: ignore[misc]  # pk None matches no row: the not-found answer below
         .select_related("character", "encounter__campaign")
         .first()
     )
@@ -66,7 +67,9 @@ def participant_in(encounter: Encounter, pk: int | None) -> Participant:
     return p
 
 
-def respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any]) -> HttpResponse:
+def respond(
+    request: AuthedRequest, encounter: Encounter, action: Callable[[], Any]
+) -> HttpResponse:
     status, error = 200, None
     try:
         action()
@@ -89,7 +92,7 @@ def respond(request: HttpRequest, encounter: Encounter, action: Callable[[], Any
 
 
 @login_required
-def encounter_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+def encounter_list(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, campaign_pk)
     is_gm = campaign.is_gm(request.user)
     if request.method == "POST":
@@ -116,7 +119,7 @@ def encounter_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 
 
 @login_required
-def encounter_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
     context = encounter_context(
         request, encounter, attacker_pk=_pk(request.GET.get("attacker", ""))
@@ -143,7 +146,7 @@ def encounter_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def participant_add(request: HttpRequest, pk: int) -> HttpResponse:
+def participant_add(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
 
     def act() -> None:
@@ -161,11 +164,11 @@ def participant_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def npc_copies_add(request: HttpRequest, pk: int) -> HttpResponse:
+def npc_copies_add(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
 
     def act() -> None:
-        npc = Character.objects.filter(
+        npc = Character.objects.filter(  # type: ignore[misc]  # pk None matches no row: the not-found answer below
             campaign=encounter.campaign, is_npc=True, pk=form_int(request.POST, "npc")
         ).first()
         if npc is None:
@@ -183,7 +186,7 @@ def npc_copies_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+def participant_update(request: AuthedRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
 
     def act() -> None:
@@ -205,7 +208,7 @@ def participant_update(request: HttpRequest, pk: int, participant_pk: int) -> Ht
 
 @login_required
 @require_POST
-def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_start(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
     return respond(
         request,
@@ -216,7 +219,7 @@ def encounter_start(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def encounter_initiative(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_initiative(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
     return respond(
         request,
@@ -240,7 +243,7 @@ def _seen_turn(data: QueryDict) -> services.SeenTurn | None:
 
 @login_required
 @require_POST
-def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_next_turn(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
     return respond(
         request,
@@ -256,7 +259,7 @@ def encounter_next_turn(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+def encounter_set_turn(request: AuthedRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
     return respond(
         request,
@@ -271,7 +274,7 @@ def encounter_set_turn(request: HttpRequest, pk: int, participant_pk: int) -> Ht
 
 @login_required
 @require_POST
-def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_finish(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
     return respond(
         request,
@@ -282,7 +285,7 @@ def encounter_finish(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def encounter_undo(request: HttpRequest, pk: int) -> HttpResponse:
+def encounter_undo(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
     return respond(
         request, encounter, lambda: services.undo_last(encounter=encounter, actor=request.user)
@@ -291,11 +294,11 @@ def encounter_undo(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def zone_adjust(request: HttpRequest, pk: int) -> HttpResponse:
+def zone_adjust(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk, write=True)
 
     def act() -> None:
-        zone = BodyZone.objects.filter(
+        zone = BodyZone.objects.filter(  # type: ignore[misc]  # pk None matches no row: the not-found answer below
             pk=form_int(request.POST, "zone"), character__combat_participants__encounter=encounter
         ).first()
         if zone is None:
@@ -313,7 +316,7 @@ def zone_adjust(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
+def attack_declare(request: AuthedRequest, pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
 
     def act() -> None:
@@ -327,7 +330,7 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
             raise services.CombatError("Choose a target and a body zone.")
         target_pk, zone_pk = target_zone
         target = participant_in(encounter, target_pk)
-        zone = BodyZone.objects.filter(pk=zone_pk, character=target.character).first()
+        zone = BodyZone.objects.filter(pk=zone_pk, character=target.character).first()  # type: ignore[misc]  # pk None matches no row: the not-found answer below
         weapon_pk = form_int(data, "weapon", required=False)
         weapon = None
         if weapon_pk is not None:
@@ -350,7 +353,7 @@ def attack_declare(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
+def attack_defense(request: AuthedRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
     return respond(
         request,
@@ -363,7 +366,7 @@ def attack_defense(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
+def attack_roll(request: AuthedRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
     return respond(
         request,
@@ -378,7 +381,7 @@ def attack_roll(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+def attack_cancel(request: AuthedRequest, pk: int) -> HttpResponse:
     declaration = access.get_declaration(request.user, pk)
     return respond(
         request,
@@ -389,7 +392,7 @@ def attack_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def participant_stamina(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+def participant_stamina(request: AuthedRequest, pk: int, participant_pk: int) -> HttpResponse:
     encounter = access.get_encounter(request.user, pk)
     return respond(
         request,
@@ -412,7 +415,7 @@ def _stamina_difficulty(data: QueryDict) -> int | None:
 
 @login_required
 @require_POST
-def roll_fate(request: HttpRequest, pk: int) -> HttpResponse:
+def roll_fate(request: AuthedRequest, pk: int) -> HttpResponse:
     entry: CombatLogEntry = access.get_log_entry(request.user, pk)
     encounter = entry.encounter
 

@@ -175,7 +175,7 @@ async def stream_response(
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
     # Its request's connection went back in _open, and the stream reads nothing itself (the
     # broadcaster does): config.db_pool need not hand a connection back after every chunk.
-    response.reads_no_database = True  # type: ignore[attr-defined]
+    response.reads_no_database = True  # type: ignore[attr-defined]  # read by config.db_pool
     return response
 
 

@@ -25,9 +25,10 @@ from rules.engine.omg_data import APTITUDE_CHOICES, MELEE_COMBAT, weapon_discipl
 from sheets.models import BodyZone, Character, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 
 def declare_attack(
@@ -171,11 +172,11 @@ def declare(
         action=action,
         counterattack=counterattack,
         status=Declaration.Status.DEFENDED if ready else Declaration.Status.PENDING,
-        created_by=actor,
+        created_by=actor if actor.is_authenticated else None,
     )
     rows.declarations[decl.pk] = decl
     # What the odds read, from the locked rows (declaration_odds).
-    decl._levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}  # type: ignore[attr-defined]
+    decl._levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}  # type: ignore[attr-defined]  # read by the odds on the page
     ch = Changes()
     # A declaration counts as born cancelled: undoing it cancels it again. It is inserted
     # open, and the change is recorded as made.

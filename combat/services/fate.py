@@ -24,9 +24,10 @@ from combat.services.rows import (
 from rules.engine import omg
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 
 def _inactive(encounter: Encounter) -> set[int]:
@@ -215,7 +216,7 @@ def spend_fate(
             raise PermissionDenied("Fate is spent by the character's own player.")
         require_not_over(rows.encounter)
         _lock_changed(rows, [entry], s.pk, entry.declaration.attacker_id)
-        decl = rows.declarations.get(entry.declaration_id)
+        decl = rows.declarations.get(entry.declaration_id) if entry.declaration_id else None
         if decl is None:
             raise CombatConflict("The attack of this roll is gone.")
         ch = Changes()

@@ -14,9 +14,10 @@ from rules.engine import omg
 from sheets.models import BodyZone, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 MAX_COPIES = 20
 
@@ -47,7 +48,7 @@ def add_participants(
         if enc.status == Encounter.Status.FINISHED:
             raise CombatError("This encounter is over.")
         present = {p.character_id for p in rows.participants.values()}
-        added = []
+        added: list[Participant] = []
         for character in characters:
             if character.campaign_id != enc.campaign_id:
                 raise CombatError(f"{character.name} is not in this campaign.")
@@ -77,7 +78,7 @@ def add_participants(
 def _copy_character(npc: Character, name: str, *, hidden: bool) -> Character:
     copy = Character.objects.get(pk=npc.pk)
     copy.pk = None
-    copy.id = None  # type: ignore[assignment]
+    copy.id = None
     copy._state.adding = True
     copy.name = name
     copy.version = 1
@@ -88,13 +89,14 @@ def _copy_character(npc: Character, name: str, *, hidden: bool) -> Character:
     copy.save()
     # Every row of the sheet comes along, field for field (wounds and armor wear included), so
     # a field added to a row later is copied too. Fresh rows, never the NPC's cached ones.
-    for model in (BodyZone, Weapon, Discipline):
-        rows = list(model.objects.filter(character=npc))
+    models: tuple[type[BodyZone | Weapon | Discipline], ...] = (BodyZone, Weapon, Discipline)
+    for model in models:
+        rows: list[Any] = list(model._default_manager.filter(character=npc))
         for row in rows:
             row.pk = None
             row._state.adding = True
             row.character = copy
-        model.objects.bulk_create(rows)
+        model._default_manager.bulk_create(rows)
     return copy
 
 

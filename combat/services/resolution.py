@@ -29,9 +29,10 @@ from sheets.numbers import aptitudes_of
 from sheets.services import GRIEVOUS_NOTE
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 STAMINA_DIF = 20  # Moderate, unless the GM says otherwise (docs/rules.md, "Wounds and healing")
 
@@ -122,7 +123,7 @@ def apply_resolution(
     where = f"'s {zone.name}" if zone else ""
     if s.attacker is not None and s.defender is not None:
         r = omg.strike(s.attacker, s.defender, value)
-        result = r.as_dict()
+        result: dict[str, Any] = r.as_dict()
         if zone is not None and r.hits:
             result["wounds"] = _wound(rows, ch, t_p, zone, [h.damage for h in r.hits], r.armor_wear)
         elif zone is not None and r.armor_wear:
@@ -151,7 +152,7 @@ def apply_resolution(
             parts.append("Armor destroyed." if r.armor_destroyed else "Armor worn by 1.")
         if r.weapon_wear:
             parts.append(
-                f"{weapon.name} destroyed." if r.weapon_destroyed else f"{weapon.name} loses 1 DMG."  # type: ignore[union-attr]
+                f"{weapon.name} destroyed." if r.weapon_destroyed else f"{weapon.name} loses 1 DMG."  # type: ignore[union-attr]  # a destroyed or worn weapon is one the strike used
             )
         if r.counterattack:
             parts.append(f"{t.name} gains a counterattack.")

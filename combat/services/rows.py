@@ -48,9 +48,10 @@ from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 Kind = CombatLogEntry.Kind
 
@@ -102,7 +103,7 @@ class Changes:
         label = LABELS[type(obj)]
         item = {"model": label, "pk": obj.pk, "field": name, "before": before, "after": value}
         if label in SHEET_ROWS:
-            item["char"] = obj.character_id  # type: ignore[attr-defined]
+            item["char"] = obj.character_id  # type: ignore[attr-defined]  # the row models of a sheet all carry these
         self.items.append(item)
         setattr(obj, name, value)
         self._dirty.setdefault((label, obj.pk), (obj, set()))[1].add(name)
@@ -128,7 +129,7 @@ class Changes:
             if label == "character" and getattr(obj, "_locked", False):
                 # Read under its lock (Rows.lock_sheets), so its version is the stored one: the step
                 # goes in the same UPDATE as the change.
-                obj.version += 1  # type: ignore[attr-defined]
+                obj.version += 1  # type: ignore[attr-defined]  # the row models of a sheet all carry these
                 obj.save(update_fields=sorted({*names, "version"}))
                 bumped.add(pk)
                 continue
@@ -136,7 +137,7 @@ class Changes:
             if label == "character":
                 sheets.add(pk)
             elif label in SHEET_ROWS:
-                sheets.add(obj.character_id)  # type: ignore[attr-defined]
+                sheets.add(obj.character_id)  # type: ignore[attr-defined]  # the row models of a sheet all carry these
         if sheets - bumped:
             Character.objects.filter(pk__in=sheets - bumped).update(version=F("version") + 1)
 
@@ -161,15 +162,16 @@ class Rows:
     def get(self, label: str, pk: int) -> models.Model | None:
         if label == "encounter":
             return self.encounter if pk == self.encounter.pk else None
-        table: dict[int, Any] = {
+        tables: dict[str, Any] = {
             "participant": self.participants,
             "declaration": self.declarations,
             "character": self.characters,
             "zone": self.zones,
             "weapon": self.weapons,
             "discipline": self.disciplines,
-        }[label]
-        return table.get(pk)
+        }
+        found: models.Model | None = tables[label].get(pk)
+        return found
 
     def level(self, character: Character, discipline: str | None) -> int:
         if discipline is None:
@@ -211,7 +213,7 @@ class Rows:
             for c in self.characters.values():
                 # Read under its lock, so its version is the stored one: Changes.save steps
                 # it in the same UPDATE as the change.
-                c._locked = True  # type: ignore[attr-defined]
+                c._locked = True  # type: ignore[attr-defined]  # the row models of a sheet all carry these
             for p in self.participants.values():
                 if p.character_id in self.characters:
                     p.character = self.characters[p.character_id]

@@ -16,9 +16,10 @@ from combat.services.rows import CombatError, pk_of
 from sheets.models import BodyZone, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 
 def strike(

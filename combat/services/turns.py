@@ -24,9 +24,10 @@ from rules.engine import omg
 from sheets.numbers import aptitudes_of
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as SignedIn
 
-    User = AbstractBaseUser | AnonymousUser
+    User = SignedIn | AnonymousUser
 
 
 def _order(rows: Rows) -> list[Participant]:
