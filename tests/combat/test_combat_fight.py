@@ -317,7 +317,7 @@ def test_it_skips_the_down_and_offers_counterattacks_before_the_round_ends(fight
 
 
 def test_it_rolls_missing_itv_with_the_injected_dice(table):
-    from tests.combat.conftest import make_thug
+    from tests.factories import make_thug
 
     npc = make_thug(table.campaign, table.gm, itv=None)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="x", actor=table.gm)

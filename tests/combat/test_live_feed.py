@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from combat import live, services
 from combat.models import CombatLogEntry, Encounter
-from tests.combat.conftest import make_ysolde
+from tests.factories import make_ysolde
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.test import Client
 
 from combat import services
 from combat.models import CombatLogEntry
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
 from tests.workers import worker_redis_url
 

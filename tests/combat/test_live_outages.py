@@ -23,7 +23,7 @@ from django.db import connection
 from django.test import Client
 
 from combat import services
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 from tests.servers import RedisServer, SseClient, start_asgi_server, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.live, pytest.mark.django_db(transaction=True)]

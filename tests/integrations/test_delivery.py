@@ -23,7 +23,7 @@ from combat.models import Participant
 from integrations import delivery
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from sheets.services import create_character, daily_rest
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

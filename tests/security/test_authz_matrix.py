@@ -46,8 +46,7 @@ from combat.models import Declaration, Encounter, Participant
 from sheets.accounts import email_token
 from sheets.models import ApiToken, Campaign, Character
 from sheets.services import create_character, remove_player
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
+from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
 from tests.security.fingerprint import changed_tables, fingerprint
 from tests.security.pages import SKIPPED_NAMESPACES, routes
 

@@ -25,7 +25,7 @@ from combat import events
 from combat import services as combat
 from combat.models import CombatLogEntry, Declaration, Participant
 from sheets.models import Character
-from tests.combat.conftest import Fight, make_thug, make_ysolde
+from tests.factories import Fight, make_thug, make_ysolde
 from tests.security.pages import snapshot
 
 pytestmark = pytest.mark.django_db

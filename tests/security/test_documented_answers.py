@@ -19,7 +19,7 @@ from combat.models import CombatLogEntry
 from integrations.payloads import combat_data, envelope
 from prep.models import PreparedEncounter
 from sheets.models import Campaign, Character, Discipline
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

@@ -24,8 +24,7 @@ from combat.models import CombatLogEntry, Encounter, Participant
 from combat.views import tracker_panels
 from rules.models import DiceRoll
 from sheets.models import Campaign, Character, Membership
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import make_user
+from tests.factories import make_thug, make_user, make_ysolde
 from tests.security.test_authz_matrix import World, build_world
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,7 @@ from combat import live
 from combat import services as combat
 from combat.models import Declaration, Encounter, Participant
 from sheets.models import Character
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 
