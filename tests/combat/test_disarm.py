@@ -3,7 +3,7 @@ weapon"; docs/rules.md, "Disarm"): the weapon is out of hand from the roll that 
 the condition ends; what was declared with it goes on without it; no new strike, maneuver or
 counterattack may name a weapon meanwhile; defenses are unchanged; undo and Fate give it back.
 
-Numbers from the conftest's sheets: the thug's mighty strike with his hatchet is
+Numbers from the sheets in tests/factories.py: the thug's mighty strike with his hatchet is
 PRO 50 + 5 x (VGR 4 + Axe 2) = 80, unarmed (no weapon discipline) 70; Ysolde's disarm is
 50 + 5 x (SKL 4 + Melee 2) = 80 against the thug's dodge 5 x (SPD 2 + Melee 1) = 15."""
 
@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Participant
+from tests.fight_steps import declare
 
 pytestmark = pytest.mark.django_db
 
@@ -46,16 +47,13 @@ def _disarm(fight, attacker, target):
 
 
 def _thugs_mighty_strike(fight, weapon=True):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
-        action="mighty",
-        zone=fight.zone(fight.ysolde, "chest"),
+    return declare(
+        fight.encounter,
+        fight.thug,
+        fight.ysolde,
         weapon=fight.weapon(fight.thug) if weapon else None,
         actor=fight.table.gm,
     )
-    return decl
 
 
 def _odds(decl_pk):
@@ -227,28 +225,13 @@ def test_a_disarmed_fighter_defends_as_usual_and_counterattacks_unarmed(fight, a
 
 
 def _strike_at_ysolde(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
-        action="precise",
-        zone=fight.zone(fight.ysolde, "chest"),
-        weapon=fight.weapon(fight.thug),
-        actor=fight.table.gm,
+    return declare(
+        fight.encounter, fight.thug, fight.ysolde, action="precise", actor=fight.table.gm
     )
-    return decl
 
 
 def _declares_with_her_sword(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="fast",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=fight.table.gm,
-    )
+    decl = declare(fight.encounter, fight.ysolde, fight.thug, action="fast", actor=fight.table.gm)
     services.cancel_declaration(declaration=decl, actor=fight.table.gm)
 
 

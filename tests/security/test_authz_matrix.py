@@ -47,6 +47,7 @@ from sheets.accounts import email_token
 from sheets.models import ApiToken, Campaign, Character
 from sheets.services import create_character, remove_player
 from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
+from tests.fight_steps import declare
 from tests.security.fingerprint import changed_tables, fingerprint
 from tests.security.pages import SKIPPED_NAMESPACES, routes
 
@@ -226,16 +227,7 @@ def stamina_due(w: World) -> dict[str, Any]:
 
 
 def _declare(w: World, attacker: Participant, target: Participant, actor: Any) -> Declaration:
-    decl, _ = combat.declare_attack(
-        encounter=w.encounter,
-        attacker=attacker,
-        target=target,
-        action="mighty",
-        zone=target.character.zones.get(name="chest"),
-        weapon=attacker.character.weapons.get(),
-        actor=actor,
-    )
-    return decl
+    return declare(w.encounter, attacker, target, actor=actor)
 
 
 def ysolde_attacks(w: World) -> Declaration:
