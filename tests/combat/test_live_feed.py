@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -617,11 +618,17 @@ def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypat
         feed.add(live.Subscriber(table.gm, None, asyncio.Queue()))
         assert await feed.wait_subscribed(5)
         layer.groups.clear()  # what a restarted Redis remembers
-        await asyncio.sleep(0.5)
-        members = [len(layer.groups.get(group, {})) for group in groups]
+
+        def members() -> list[int]:
+            return [len(layer.groups.get(group, {})) for group in groups]
+
+        deadline = time.monotonic() + 5  # fifty heartbeats
+        while members() != [1, 1] and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        seen = members()
         feed.task.cancel()
         await asyncio.gather(feed.task, return_exceptions=True)
-        return members
+        return seen
 
     assert async_to_sync(scenario)() == [1, 1]
 

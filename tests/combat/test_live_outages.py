@@ -84,6 +84,15 @@ def group_members(own_redis: RedisServer, encounter_id: int) -> dict[str, int]:
         client.close()
 
 
+def blocked_clients(own_redis: RedisServer) -> int:
+    """Connections waiting in a blocking read (channels-redis's BZPOPMIN)."""
+    client = redis.Redis.from_url(own_redis.url)
+    try:
+        return int(client.info("clients")["blocked_clients"])
+    finally:
+        client.close()
+
+
 class Streams:
     """Many event streams opened at once from one event loop, as raw HTTP/1.1 connections."""
 
@@ -257,7 +266,8 @@ def test_healthz_does_not_compete_with_the_workers_own_channel_layer(table, own_
     server = start_asgi_server(env, log=tmp_path / "server.log")
     try:
         SseClient(f"{server.url}/encounters/{encounter.pk}/events/", cookie).start()
-        time.sleep(0.5)  # the broadcaster's receive is waiting on Redis
+        # The broadcaster's receive is waiting on Redis, on the pool's one connection.
+        assert wait_for(lambda: blocked_clients(own_redis) >= 1), "no receive waiting on Redis"
         answers = [httpx.get(f"{server.url}/healthz", timeout=10) for _ in range(3)]
     finally:
         server.stop()
