@@ -19,6 +19,7 @@ from combat.models import Encounter, Participant
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets.models import Campaign, Character, Discipline, Membership, Weapon
 from sheets.services import create_character
+from tests.fight_steps import strike
 
 PASSWORD = "correct-horse-battery"
 _counter = itertools.count(1)
@@ -152,15 +153,5 @@ def a_fight(campaign: Campaign, gm: Any, ysolde: Character) -> Encounter:
     t = encounter.participants.get(character=thug)
     if encounter.turn_id != y.pk:
         return encounter
-    decl, _ = combat.declare_attack(
-        encounter=encounter,
-        attacker=y,
-        target=t,
-        action="mighty",
-        zone=thug.zones.get(name="chest"),
-        weapon=ysolde.weapons.get(),
-        actor=ysolde.owner,
-    )
-    combat.declare_defense(declaration=decl, defense="parry", actor=gm)
-    combat.resolve(declaration=decl, roll=43, actor=ysolde.owner)
+    strike(encounter, y, t, actor=ysolde.owner, defender=gm, roll=43)
     return encounter

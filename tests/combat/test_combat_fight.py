@@ -446,15 +446,18 @@ def test_it_makes_a_disarmed_participant_lose_exactly_the_next_round(fight):
     gm = fight.table.gm
     # The GM declares out of turn: the thug (SKL 3 + Melee 1: 70) disarms Ysolde, who
     # dodges (SPD 3 + Melee 2: 25); 43 succeeds.
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
+    strike(
+        fight.encounter,
+        fight.thug,
+        fight.ysolde,
         action="disarm",
+        zone=None,
+        weapon=None,
         actor=gm,
+        defender=fight.table.player,
+        defense="dodge",
+        roll=43,
     )
-    services.declare_defense(declaration=decl, defense="dodge", actor=fight.table.player)
-    services.resolve(declaration=decl, roll=43, actor=gm)
     fight.refresh()
     assert "disarmed" in fight.ysolde.conditions
     assert fight.encounter.turn_id == fight.ysolde.pk and fight.ysolde.can_act  # round 1
