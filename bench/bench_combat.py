@@ -46,8 +46,7 @@ from combat import services  # noqa: E402
 from combat.models import Encounter, Participant  # noqa: E402
 from combat.views import encounter_context  # noqa: E402
 from sheets.models import BodyZone, Character  # noqa: E402
-from tests.combat.conftest import make_thug, make_ysolde  # noqa: E402
-from tests.factories import make_campaign, make_user  # noqa: E402
+from tests.factories import make_campaign, make_thug, make_user, make_ysolde  # noqa: E402  # noqa: E402
 
 RUNS = 200
 API_SECONDS = 3.0

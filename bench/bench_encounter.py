@@ -36,8 +36,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
 
 from combat import services  # noqa: E402
-from tests.combat.conftest import make_thug, make_ysolde  # noqa: E402
-from tests.factories import make_campaign, make_user  # noqa: E402
+from tests.factories import make_campaign, make_thug, make_user, make_ysolde  # noqa: E402  # noqa: E402
 
 SIZES = (4, 20)
 

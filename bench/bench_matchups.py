@@ -30,8 +30,11 @@ from prep import matchups, services  # noqa: E402
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup  # noqa: E402
 from sheets.models import Character  # noqa: E402
 from sheets.services import create_character  # noqa: E402
-from tests.combat.conftest import make_ysolde  # noqa: E402
-from tests.factories import make_campaign, make_user  # noqa: E402
+from tests.factories import (  # noqa: E402
+    make_campaign,
+    make_user,
+    make_ysolde,  # noqa: E402
+)
 
 SIZES = (20, 500, 2000, 7000)
 RUNS = 5

@@ -44,8 +44,11 @@ from rest_framework.test import APIClient  # noqa: E402
 
 from config import urls  # noqa: E402
 from sheets import fragments, services  # noqa: E402
-from tests.combat.conftest import make_ysolde  # noqa: E402
-from tests.factories import make_campaign, make_user  # noqa: E402
+from tests.factories import (  # noqa: E402
+    make_campaign,
+    make_user,
+    make_ysolde,  # noqa: E402
+)
 
 RUNS = 100
 

@@ -7,6 +7,11 @@
 #   3. browser tests (headless Debian Chromium + Playwright), in their own pytest process
 #   4. the unit + API suite again on a throwaway PostgreSQL cluster (and Redis when present),
 #      plus the PostgreSQL-only tests
+# The deep, slow tests marked "once" (the schema fuzz, the authorization matrix) run in leg 4
+# only, on PostgreSQL; with no PostgreSQL on a laptop they run in leg 2 instead, never in neither.
+# Legs 2 and 4 spread their tests over TEST_WORKERS pytest-xdist processes (default: one per
+# CPU; 0 runs them in the pytest process itself); the browser leg stays in one process, since
+# its uvicorn subprocess shares one SQLite file with it.
 # Suites whose tools are missing are skipped LOUDLY on a laptop; with CI=true or REQUIRE_ALL=1
 # a missing tool fails the run instead, so CI can never skip a suite silently.
 set -uo pipefail
@@ -57,7 +62,15 @@ banner "mypy (every app, bench, tests; django-stubs, DRF stubs)"
 banner "import-linter (layers, pure engine)"
 .venv/bin/lint-imports || FAILED+=("lint-imports")
 
-run_pytest "unit and API (SQLite)" -m "not browser and not postgres" -q tests
+WORKERS=(-n "${TEST_WORKERS:-auto}")
+PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
+if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
+  ONCE=" and not once"  # run by the PostgreSQL leg
+else
+  ONCE=""
+  echo "!!! no PostgreSQL: the tests marked once (schema fuzz, authorization matrix) run on SQLite"
+fi
+run_pytest "unit and API (SQLite)" "${WORKERS[@]}" -m "not browser and not postgres$ONCE" -q tests
 
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 if [ -x "$CHROMIUM" ]; then
@@ -68,7 +81,6 @@ else
   missing "browser suite" "no Chromium at $CHROMIUM (apt-get install chromium)"
 fi
 
-PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
 if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
   banner "starting a throwaway PostgreSQL"
   if PG_ENV="$(scripts/throwaway-services.sh postgres "$PG_BIN")"; then
@@ -80,7 +92,7 @@ if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
       missing "Redis-backed tests" "no redis-server (apt-get install redis-server)"
     fi
     DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
-      run_pytest "unit and API (PostgreSQL)" -m "not browser" -q tests
+      run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" -q tests
   else
     FAILED+=("PostgreSQL (the throwaway cluster did not start)")
   fi

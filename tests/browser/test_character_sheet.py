@@ -10,8 +10,7 @@ from playwright.sync_api import Browser, expect
 
 from rules.engine.omg_data import MELEE_COMBAT
 from sheets.models import Character
-from tests.combat.conftest import make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
+from tests.factories import PASSWORD, make_campaign, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,8 +15,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from combat import services
 from combat.models import Declaration, Participant
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
+from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, Route, expect
 from rules import ogs, okrpg, sds
 from rules.api import base as dice_api
 from rules.models import DiceRoll
+from tests.browser.waits import listen, wait
 from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -121,18 +122,18 @@ def test_it_keeps_a_roll_when_an_older_odds_answer_arrives_after_it(live_server,
             route.continue_()
 
     page.route(lambda url: "/dice" in url, hold_odds)
-    page.get_by_label("Pool").fill("2")
-    page.get_by_label("Pool").blur()
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)
+    with page.expect_request(lambda r: r.method == "GET" and "hx-request" in r.headers):
+        page.get_by_label("Pool").fill("2")
+        page.get_by_label("Pool").blur()
     page.get_by_label("Your d10s").fill("3 4")
     page.get_by_role("button", name="Read my dice").click()
     expect(page.get_by_test_id("result")).to_contain_text("2 dice on the table")
     assert len(held) == 1
+    # The late answer arrives and must be dropped, not shown.
+    odds = "(e) => e.detail.elt.closest('[data-dice-fields]') !== null"
+    listen(page, "late-odds", "document", "htmx:afterRequest", odds)
     held[0].continue_()
-    page.wait_for_timeout(500)  # the late answer arrives and must be dropped, not shown
+    wait(page, "late-odds")
 
     expect(page.get_by_test_id("result")).to_contain_text("2 dice on the table")
     expect(page.get_by_test_id("dice-log").locator("tbody tr")).to_have_count(1)

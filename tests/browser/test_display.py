@@ -15,8 +15,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from combat import services
 from combat.models import Participant
 from tests.browser.test_live_encounter import PHONE, log_in
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import make_campaign, make_user
+from tests.factories import make_campaign, make_thug, make_user, make_ysolde
 from tests.qr_decode import decode_png
 
 pytestmark = pytest.mark.django_db(transaction=True)

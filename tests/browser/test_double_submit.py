@@ -25,11 +25,22 @@ def log_in(browser: Browser, base: str, username: str) -> Page:
     return page
 
 
-def double_click(page: Page, button: Any) -> None:
+def double_click(page: Page, button: Any) -> list[Any]:
     """Two clicks 120 ms apart, as a person's double click, the second one whatever state the
-    button is in by then (a disabled button ignores it)."""
-    button.evaluate("b => { b.click(); setTimeout(() => b.click(), 120); }")
-    page.wait_for_timeout(200)
+    button is in by then (a disabled button ignores it). Returns the POST requests the page
+    sends from then on: a second one would leave at the second click, long before the slow
+    server answers the first."""
+    posts: list[Any] = []
+
+    def keep_posts(request: Any) -> None:
+        if request.method == "POST":
+            posts.append(request)
+
+    page.on("request", keep_posts)
+    button.evaluate(
+        "b => new Promise((done) => { b.click(); setTimeout(() => { b.click(); done(); }, 120); })"
+    )
+    return posts
 
 
 @pytest.fixture
@@ -55,9 +66,9 @@ def test_a_double_clicked_wound_button_adds_one_wound(
     page = log_in(browser, live_server.url, "gm")
     page.goto(f"{live_server.url}/characters/{character.pk}/")
     version = Character.objects.get(pk=character.pk).version
-    double_click(page, page.get_by_role("button", name="Add a wound to chest"))
+    posts = double_click(page, page.get_by_role("button", name="Add a wound to chest"))
     expect(page.get_by_test_id("wounds-chest")).to_have_text(str(zone.wounds + 1))
-    page.wait_for_timeout(600)
+    assert len(posts) == 1, [p.url for p in posts]
     zone.refresh_from_db()
     assert zone.wounds == 1
     assert Character.objects.get(pk=character.pk).version == version + 1
@@ -71,9 +82,9 @@ def test_a_double_clicked_plain_form_posts_once(live_server, browser: Browser, s
     version = Character.objects.get(pk=character.pk).version
     page.get_by_text("Rest, Fate and reserve roll").click()
     page.get_by_label("Reserve roll (d100, empty: the server rolls)").fill("42")
-    double_click(page, page.get_by_role("button", name="Store as RSV"))
+    posts = double_click(page, page.get_by_role("button", name="Store as RSV"))
     expect(page.get_by_text("RSV is now 42.")).to_be_visible()
-    page.wait_for_timeout(600)
+    assert len(posts) == 1, [p.url for p in posts]
     assert Character.objects.get(pk=character.pk).version == version + 1
     # The page that came back works again (and keeps the panel open that was open).
     page.get_by_label("Reserve roll (d100, empty: the server rolls)").fill("43")

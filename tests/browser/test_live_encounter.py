@@ -13,8 +13,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from combat import services
 from combat.models import Declaration, Participant
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
+from tests.browser.waits import listen, wait
+from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -174,8 +174,10 @@ def test_a_live_update_waits_while_the_gm_types_a_roll(
     # The GM starts typing a manual damage amount; meanwhile the player defends.
     amount = gm.locator("[data-testid=adjust-form] input[name=amount]")
     amount.fill("3")
+    dodged = "(e) => e.detail.type === 'tracker' && e.detail.data.includes('will dodge')"
+    listen(gm, "dodge", "[data-live]", "htmx:sseBeforeMessage", dodged)
     player.get_by_test_id("defend-dodge").click()
-    gm.wait_for_timeout(600)
+    wait(gm, "dodge")  # the tracker with the defense reached the GM's page, which holds it
     expect(amount).to_have_value("3")  # not wiped by the pushed tracker
     expect(gm.locator(".declaration")).not_to_contain_text("will dodge")
     amount.blur()

@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from combat import services
 from combat.models import Participant
+from tests.browser.waits import fired, listen
 from tests.security.pages import demo_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -203,6 +204,9 @@ def test_the_gm_runs_the_tracker_from_the_keyboard(asgi_server, browser, table):
     attacker = page.locator("#declare-form select[name=attacker]")
     expect(attacker).to_be_focused()
     turn = page.get_by_test_id("turn").inner_text()
+    # The shortcut would press the button, whose request htmx starts in that same click.
+    next_turn = "(e) => e.detail.elt.matches('[data-testid=next-turn]')"
+    listen(page, "next-turn", "document", "htmx:beforeRequest", next_turn)
     page.keyboard.press("n")
-    page.wait_for_timeout(500)
+    assert not fired(page, "next-turn")
     expect(page.get_by_test_id("turn")).to_have_text(turn)

@@ -1,103 +1,13 @@
-"""A fight from the seed's numbers: Ysolde (Speed 3, Skill 4, Vigor 5, Swordsmanship 3,
-Melee Combat 2, long sword DMG 4, leather ARM 2) against a salvager thug NPC."""
+"""A fight from the seed's numbers (the builders are in tests/factories.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from combat import events, services
-from combat.models import Encounter, Participant
-from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
-from sheets.models import Character, Discipline, Weapon
-from sheets.services import create_character
-
-
-def make_fighter(
-    campaign: Any,
-    owner: Any,
-    name: str,
-    *,
-    apts: dict[str, Any],
-    weight: int,
-    itv: int | None,
-    disciplines: list[tuple[str, int]],
-    weapon: tuple[str, str, int],
-    arm: int,
-    fate: int = 0,
-    is_npc: bool = False,
-) -> Character:
-    character = create_character(
-        campaign=campaign,
-        owner=owner,
-        name=name,
-        is_npc=is_npc,
-        weight=weight,
-        itv=itv,
-        fate=fate,
-        **apts,
-    )
-    Discipline.objects.bulk_create(
-        Discipline(character=character, name=n, level=lv) for n, lv in disciplines
-    )
-    wname, category, dmg = weapon
-    Weapon.objects.create(character=character, name=wname, category=category, dmg=dmg, dmg_max=dmg)
-    character.zones.exclude(name="head").update(armor_type="Leather", arm=arm, arm_max=arm)
-    return Character.objects.with_sheet().get(pk=character.pk)
-
-
-def make_ysolde(campaign: Any, owner: Any, **extra: Any) -> Character:
-    return make_fighter(
-        campaign,
-        owner,
-        extra.pop("name", "Ysolde Varr"),
-        apts={"foc": 2, "spd": 3, "skl": 4, "vgr": 5, "nrv": 3, "chr": 2, "svy": 2},
-        weight=168,  # BZF 12; VIT = 2 + 3 + 5 = 10
-        itv=extra.pop("itv", 14),
-        disciplines=[(weapon_discipline("III"), 3), (MELEE_COMBAT, 2)],
-        weapon=("Long Sword", "III", 4),
-        arm=2,
-        fate=extra.pop("fate", 1),
-        **extra,
-    )
-
-
-def make_thug(campaign: Any, gm: Any, **extra: Any) -> Character:
-    return make_fighter(
-        campaign,
-        gm,
-        extra.pop("name", "Salvager Thug"),
-        apts={"foc": 1, "spd": 2, "skl": 3, "vgr": 4, "nrv": 2, "chr": 1, "svy": 2},
-        weight=182,  # BZF 13; VIT = 1 + 2 + 4 = 7
-        itv=extra.pop("itv", 9),
-        disciplines=[(weapon_discipline("IV"), 2), (MELEE_COMBAT, 1)],
-        weapon=("Hatchet", "IV", 4),
-        arm=2,
-        is_npc=True,
-        **extra,
-    )
-
-
-@dataclass
-class Fight:
-    table: Any
-    encounter: Encounter
-    ysolde: Participant
-    thug: Participant
-    npc: Character
-
-    def refresh(self) -> None:
-        self.encounter.refresh_from_db()
-        self.ysolde = Participant.objects.select_related("character").get(pk=self.ysolde.pk)
-        self.thug = Participant.objects.select_related("character").get(pk=self.thug.pk)
-
-    def zone(self, p: Participant, name: str) -> Any:
-        return p.character.zones.get(name=name)
-
-    def weapon(self, p: Participant) -> Any:
-        return p.character.weapons.get()
+from combat import events
+from tests.factories import Fight, make_fight
 
 
 @pytest.fixture
@@ -112,14 +22,4 @@ def emitted():
 @pytest.fixture
 def fight(table: Any) -> Fight:
     """A running encounter: Ysolde (the player's, ITV 14) acts before one thug copy (ITV 9)."""
-    ysolde = make_ysolde(table.campaign, table.player)
-    npc = make_thug(table.campaign, table.gm)
-    encounter, _ = services.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
-    services.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
-    services.add_npc_copies(encounter=encounter, npc=npc, count=1, actor=table.gm, hidden=True)
-    services.start_encounter(encounter=encounter, actor=table.gm)
-    y = Participant.objects.get(encounter=encounter, character=ysolde)
-    t = Participant.objects.get(encounter=encounter, character__name="Salvager Thug #1")
-    f = Fight(table, encounter, y, t, npc)
-    f.refresh()
-    return f
+    return make_fight(table)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from combat import services
-from tests.combat.conftest import make_ysolde
+from tests.factories import make_ysolde
 
 pytestmark = pytest.mark.django_db
 

@@ -10,20 +10,13 @@ from django.db import connection
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Participant
 from sheets.models import BodyZone, Character
+from tests.fight_steps import declare_and_defend
 
 
 def _ready_attack(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="mighty",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=fight.table.player,
+    return declare_and_defend(
+        fight.encounter, fight.ysolde, fight.thug, actor=fight.table.player, defender=fight.table.gm
     )
-    services.declare_defense(declaration=decl, defense="parry", actor=fight.table.gm)
-    return decl
 
 
 @pytest.mark.django_db

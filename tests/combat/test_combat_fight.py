@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from rules.engine.omg_data import weapon_discipline
+from tests.fight_steps import declare, declare_and_defend, strike
 
 pytestmark = pytest.mark.django_db
 
@@ -63,14 +64,8 @@ def test_it_runs_the_seed_fight_step_by_step(fight):
     # 1. Ysolde: fast strike (80) at the thug's left arm; the thug dodges (SPD 2 + Melee 1:
     #    15). Rolled 43: both 43 and its reverse 34 hit. SUM 7 + DMG 4 = 11, minus ARM 2, halved
     #    by the dodge = 4; the armor wears to 1, so the second hit: 11 - 1 = 10, halved = 5.
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="fast",
-        zone=fight.zone(fight.thug, "left arm"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=player,
+    decl = declare(
+        fight.encounter, fight.ysolde, fight.thug, action="fast", zone="left arm", actor=player
     )
     odds = services.declaration_odds(
         Declaration.objects.select_related(
@@ -90,16 +85,9 @@ def test_it_runs_the_seed_fight_step_by_step(fight):
     services.next_turn(encounter=fight.encounter, actor=player)
     fight.refresh()
     assert fight.encounter.turn_id == fight.thug.pk
-    decl2, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
-        action="mighty",
-        zone=fight.zone(fight.ysolde, "chest"),
-        weapon=fight.weapon(fight.thug),
-        actor=gm,
+    decl2 = declare_and_defend(
+        fight.encounter, fight.thug, fight.ysolde, actor=gm, defender=player, defense="block"
     )
-    services.declare_defense(declaration=decl2, defense="block", actor=player)
     roll2 = services.resolve(declaration=decl2, rng=_rng_rolling(62), actor=gm)
     assert roll2.roll == 62 and not roll2.physical
     after2 = {**start, "t_arm_wounds": 9, "t_arm_arm": 0}
@@ -131,16 +119,15 @@ def test_it_runs_the_seed_fight_step_by_step(fight):
     services.next_turn(encounter=fight.encounter, actor=gm)
     fight.refresh()
     assert (fight.encounter.round, fight.encounter.turn_id) == (2, fight.ysolde.pk)
-    decl3, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    decl3 = declare_and_defend(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="precise",
-        zone=fight.zone(fight.thug, "left arm"),
-        weapon=fight.weapon(fight.ysolde),
+        zone="left arm",
         actor=gm,  # the GM may act for anyone
+        defender=gm,
     )
-    services.declare_defense(declaration=decl3, defense="parry", actor=gm)
     before4 = _state(fight)
     roll3 = services.resolve(declaration=decl3, roll=85, actor=player)
     assert roll3.payload["result"]["abbr"] == "EpS"
@@ -213,16 +200,9 @@ def _rng_rolling(value):
 
 
 def test_it_resolves_a_declaration_only_once(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="mighty",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=fight.table.player,
+    decl = declare_and_defend(
+        fight.encounter, fight.ysolde, fight.thug, actor=fight.table.player, defender=fight.table.gm
     )
-    services.declare_defense(declaration=decl, defense="parry", actor=fight.table.gm)
     services.resolve(declaration=decl, roll=43, actor=fight.table.player)
     with pytest.raises(services.CombatConflict):
         services.resolve(declaration=decl, roll=43, actor=fight.table.player)
@@ -232,12 +212,11 @@ def test_it_resolves_a_declaration_only_once(fight):
 
 
 def test_it_waits_for_the_defense_before_rolling(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    decl = declare(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="fast",
-        zone=fight.zone(fight.thug, "chest"),
         weapon=None,
         actor=fight.table.player,
     )
@@ -257,16 +236,15 @@ def test_it_strips_melee_from_the_defense_after_a_feint(fight):
     assert feint.status == "defended"  # against Focus + Melee: nothing to declare
     entry = services.resolve(declaration=feint, roll=50, actor=player)
     assert entry.payload["result"]["condition"] == "feinted"
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    decl = declare_and_defend(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="fast",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
         actor=player,
+        defender=gm,
+        defense="dodge",
     )
-    services.declare_defense(declaration=decl, defense="dodge", actor=gm)
     # SPD 2 alone: DIF 10, and the dodge no longer halves. 43: 11 - 2 = 9, then 11 - 1 = 10.
     entry = services.resolve(declaration=decl, roll=43, actor=player)
     assert entry.payload["result"]["dif"] == 10
@@ -277,17 +255,10 @@ def test_it_strips_melee_from_the_defense_after_a_feint(fight):
 
 def test_it_skips_the_down_and_offers_counterattacks_before_the_round_ends(fight):
     gm, player = fight.table.gm, fight.table.player
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="fast",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=player,
+    # A miss, but a parry.
+    strike(
+        fight.encounter, fight.ysolde, fight.thug, action="fast", actor=player, defender=gm, roll=90
     )
-    services.declare_defense(declaration=decl, defense="parry", actor=gm)
-    services.resolve(declaration=decl, roll=90, actor=player)  # a miss, but a parry
     fight.refresh()
     assert fight.thug.counterattacks == 1
     services.next_turn(encounter=fight.encounter, actor=gm)  # the thug's turn
@@ -317,7 +288,7 @@ def test_it_skips_the_down_and_offers_counterattacks_before_the_round_ends(fight
 
 
 def test_it_rolls_missing_itv_with_the_injected_dice(table):
-    from tests.combat.conftest import make_thug
+    from tests.factories import make_thug
 
     npc = make_thug(table.campaign, table.gm, itv=None)
     encounter, _ = services.create_encounter(campaign=table.campaign, name="x", actor=table.gm)
@@ -360,27 +331,21 @@ def test_it_undoes_a_fate_reroll_in_one_step_while_the_attacker_has_a_new_attack
     re-roll and its Fate spend go back together instead, and the newer attack stays open."""
     gm, player = fight.table.gm, fight.table.player
     start = _state(fight)
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    decl = declare_and_defend(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="precise",
-        zone=fight.zone(fight.thug, "left arm"),
-        weapon=fight.weapon(fight.ysolde),
+        zone="left arm",
         actor=player,
+        defender=gm,
+        defense="dodge",
     )
-    services.declare_defense(declaration=decl, defense="dodge", actor=gm)
     first = services.resolve(declaration=decl, roll=40, actor=player)
     after_first = _state(fight)
     assert after_first["t_arm_wounds"] > 0
-    again, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="fast",
-        zone=fight.zone(fight.thug, "head"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=player,
+    again = declare(
+        fight.encounter, fight.ysolde, fight.thug, action="fast", zone="head", actor=player
     )
     fate, reroll = services.spend_fate(
         entry=first, spender=fight.ysolde, action="reroll", roll=99, actor=player
@@ -481,15 +446,18 @@ def test_it_makes_a_disarmed_participant_lose_exactly_the_next_round(fight):
     gm = fight.table.gm
     # The GM declares out of turn: the thug (SKL 3 + Melee 1: 70) disarms Ysolde, who
     # dodges (SPD 3 + Melee 2: 25); 43 succeeds.
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
+    strike(
+        fight.encounter,
+        fight.thug,
+        fight.ysolde,
         action="disarm",
+        zone=None,
+        weapon=None,
         actor=gm,
+        defender=fight.table.player,
+        defense="dodge",
+        roll=43,
     )
-    services.declare_defense(declaration=decl, defense="dodge", actor=fight.table.player)
-    services.resolve(declaration=decl, roll=43, actor=gm)
     fight.refresh()
     assert "disarmed" in fight.ysolde.conditions
     assert fight.encounter.turn_id == fight.ysolde.pk and fight.ysolde.can_act  # round 1
@@ -511,16 +479,15 @@ def test_it_stops_the_counterattack_queue_at_its_bound(fight):
     """A hundred parries in one round is a GM clicking through, not a fight: the queue stays
     at 100 (the database's bound) and the roll answers as usual instead of failing."""
     Participant.objects.filter(pk=fight.thug.pk).update(counterattacks=100)
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    # A miss, but a parry.
+    strike(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="fast",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
         actor=fight.table.player,
+        defender=fight.table.gm,
+        roll=90,
     )
-    services.declare_defense(declaration=decl, defense="parry", actor=fight.table.gm)
-    services.resolve(declaration=decl, roll=90, actor=fight.table.player)  # a miss, but a parry
     fight.refresh()
     assert fight.thug.counterattacks == 100

@@ -17,7 +17,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from sheets.models import BodyZone, Character, Discipline, Weapon
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

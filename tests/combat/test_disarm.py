@@ -3,7 +3,7 @@ weapon"; docs/rules.md, "Disarm"): the weapon is out of hand from the roll that 
 the condition ends; what was declared with it goes on without it; no new strike, maneuver or
 counterattack may name a weapon meanwhile; defenses are unchanged; undo and Fate give it back.
 
-Numbers from the conftest's sheets: the thug's mighty strike with his hatchet is
+Numbers from the sheets in tests/factories.py: the thug's mighty strike with his hatchet is
 PRO 50 + 5 x (VGR 4 + Axe 2) = 80, unarmed (no weapon discipline) 70; Ysolde's disarm is
 50 + 5 x (SKL 4 + Melee 2) = 80 against the thug's dodge 5 x (SPD 2 + Melee 1) = 15."""
 
@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Participant
+from tests.fight_steps import declare, declare_and_defend, strike
 
 pytestmark = pytest.mark.django_db
 
@@ -36,26 +37,30 @@ def _disarm(fight, attacker, target):
     """``attacker`` disarms ``target`` (declared by the GM, out of turn when need be), who
     dodges: 43 succeeds at 80v15 (Ysolde) and at 70v25 (the thug)."""
     gm = fight.table.gm
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter, attacker=attacker, target=target, action="disarm", actor=gm
+    entry = strike(
+        fight.encounter,
+        attacker,
+        target,
+        action="disarm",
+        zone=None,
+        weapon=None,
+        actor=gm,
+        defender=gm,
+        defense="dodge",
+        roll=43,
     )
-    services.declare_defense(declaration=decl, defense="dodge", actor=gm)
-    entry = services.resolve(declaration=decl, roll=43, actor=gm)
     fight.refresh()
     return entry
 
 
 def _thugs_mighty_strike(fight, weapon=True):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
-        action="mighty",
-        zone=fight.zone(fight.ysolde, "chest"),
+    return declare(
+        fight.encounter,
+        fight.thug,
+        fight.ysolde,
         weapon=fight.weapon(fight.thug) if weapon else None,
         actor=fight.table.gm,
     )
-    return decl
 
 
 def _odds(decl_pk):
@@ -112,15 +117,19 @@ def test_the_page_says_an_open_attack_goes_on_without_the_weapon(fight, client_f
 def test_it_keeps_the_weapon_for_an_attack_when_the_disarm_fails(fight):
     decl = _thugs_mighty_strike(fight)
     gm = fight.table.gm
-    disarm, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    # Above 80: a miss.
+    strike(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="disarm",
+        zone=None,
+        weapon=None,
         actor=gm,
+        defender=gm,
+        defense="dodge",
+        roll=90,
     )
-    services.declare_defense(declaration=disarm, defense="dodge", actor=gm)
-    services.resolve(declaration=disarm, roll=90, actor=gm)  # above 80: a miss
     fight.refresh()
     assert fight.thug.conditions == {}
     assert _odds(decl.pk)["dodge"]["pvd"] == "80v25"
@@ -227,28 +236,13 @@ def test_a_disarmed_fighter_defends_as_usual_and_counterattacks_unarmed(fight, a
 
 
 def _strike_at_ysolde(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
-        action="precise",
-        zone=fight.zone(fight.ysolde, "chest"),
-        weapon=fight.weapon(fight.thug),
-        actor=fight.table.gm,
+    return declare(
+        fight.encounter, fight.thug, fight.ysolde, action="precise", actor=fight.table.gm
     )
-    return decl
 
 
 def _declares_with_her_sword(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="fast",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=fight.table.gm,
-    )
+    decl = declare(fight.encounter, fight.ysolde, fight.thug, action="fast", actor=fight.table.gm)
     services.cancel_declaration(declaration=decl, actor=fight.table.gm)
 
 
@@ -328,14 +322,17 @@ def test_undoing_the_disarm_puts_the_weapon_back_in_hand(fight):
     decl = _thugs_mighty_strike(fight)
     services.declare_defense(declaration=decl, defense="dodge", actor=fight.table.player)
     before = _snapshot(fight)
-    disarm, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    disarm = declare_and_defend(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="disarm",
+        zone=None,
+        weapon=None,
         actor=fight.table.player,
+        defender=fight.table.gm,
+        defense="dodge",
     )
-    services.declare_defense(declaration=disarm, defense="dodge", actor=fight.table.gm)
     before_roll = _snapshot(fight)
     services.resolve(declaration=disarm, roll=43, actor=fight.table.player)
     assert _odds(decl.pk)["dodge"]["pvd"] == "70v25"

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from combat import services
 from combat.models import CombatLogEntry, Encounter
+from tests.fight_steps import strike
 
 pytestmark = pytest.mark.django_db
 
@@ -153,17 +154,14 @@ def test_it_shows_the_odds_before_the_roll(fight, client_for):
 
 
 def test_it_offers_fate_to_the_owner_of_a_character_in_the_fight(fight, client_for):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="mighty",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
+    entry = strike(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         actor=fight.table.player,
+        defender=fight.table.gm,
+        roll=43,
     )
-    services.declare_defense(declaration=decl, defense="parry", actor=fight.table.gm)
-    entry = services.resolve(declaration=decl, roll=43, actor=fight.table.player)
     player = client_for(fight.table.player)
     assert (
         'data-testid="fate-reroll"'
@@ -356,17 +354,7 @@ def test_it_offers_a_player_the_declare_form_on_their_turn_only(fight, client_fo
 
 def test_it_refuses_stamina_and_fate_once_the_fight_is_over(fight, client_for):
     gm, player = fight.table.gm, fight.table.player
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="mighty",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=player,
-    )
-    services.declare_defense(declaration=decl, defense="parry", actor=gm)
-    entry = services.resolve(declaration=decl, roll=43, actor=player)
+    entry = strike(fight.encounter, fight.ysolde, fight.thug, actor=player, defender=gm, roll=43)
     head = fight.zone(fight.ysolde, "head")
     services.adjust_zone(encounter=fight.encounter, zone=head, amount=14, actor=gm)
     services.finish_encounter(encounter=fight.encounter, actor=gm)

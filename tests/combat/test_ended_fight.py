@@ -8,6 +8,7 @@ import pytest
 
 from combat import services
 from combat.models import CombatLogEntry, Participant
+from tests.fight_steps import strike
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +25,16 @@ def api_for(api_for):
 
 def _ended_with_a_roll(fight):
     """Ysolde's fast strike at the thug (rolled 43), a Stamina test left due, then the end."""
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    rolled = strike(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="fast",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
         actor=fight.table.player,
+        defender=fight.table.gm,
+        defense="dodge",
+        roll=43,
     )
-    services.declare_defense(declaration=decl, defense="dodge", actor=fight.table.gm)
-    rolled = services.resolve(declaration=decl, roll=43, actor=fight.table.player)
     Participant.objects.filter(pk=fight.ysolde.pk).update(stamina_due=True)
     services.finish_encounter(encounter=fight.encounter, actor=fight.table.gm)
     fight.refresh()

@@ -14,6 +14,7 @@ from django.urls import reverse
 from combat import services
 from combat.record import md
 from sheets.models import Character
+from tests.fight_steps import strike
 
 pytestmark = pytest.mark.django_db
 
@@ -22,17 +23,15 @@ def _finished(fight):
     """Ysolde's mighty strike at the hidden thug's chest (43 hits, and the doubled blow takes
     his 7 Vitality: down and dying), then the GM ends the fight."""
     gm = fight.table.gm
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="mighty",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
+    roll = strike(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         actor=fight.table.player,
+        defender=gm,
+        defense="block",
+        roll=43,
     )
-    services.declare_defense(declaration=decl, defense="block", actor=gm)
-    roll = services.resolve(declaration=decl, roll=43, actor=fight.table.player)
     services.finish_encounter(encounter=fight.encounter, actor=gm)
     fight.refresh()
     return roll

@@ -9,6 +9,7 @@ from django.urls import reverse
 from combat import services
 from combat.models import Participant
 from tests.feed import stream_text
+from tests.fight_steps import declare
 
 pytestmark = pytest.mark.django_db
 
@@ -51,29 +52,13 @@ def test_it_shows_the_sheet_once_the_gm_unhides_the_copy_and_shows_its_sheet(fig
 
 
 def _thug_attacks_ysolde(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.thug,
-        target=fight.ysolde,
-        action="precise",
-        zone=fight.zone(fight.ysolde, "chest"),
-        weapon=fight.weapon(fight.thug),
-        actor=fight.table.gm,
+    return declare(
+        fight.encounter, fight.thug, fight.ysolde, action="precise", actor=fight.table.gm
     )
-    return decl
 
 
 def _ysolde_attacks_thug(fight):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
-        action="mighty",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
-        actor=fight.table.player,
-    )
-    return decl
+    return declare(fight.encounter, fight.ysolde, fight.thug, actor=fight.table.player)
 
 
 def test_it_shows_a_player_their_own_numbers_against_a_hidden_npc(fight, client_for):

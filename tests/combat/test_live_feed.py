@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -16,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from combat import services
 from combat.live import broadcast, presence, push, sse, stream
 from combat.models import CombatLogEntry, Encounter
-from tests.combat.conftest import make_ysolde
+from tests.factories import make_ysolde
 from tests.feed import events, stream_text, stream_texts
 
 pytestmark = pytest.mark.django_db
@@ -612,11 +613,17 @@ def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypat
         feed.add(broadcast.Subscriber(table.gm, None, asyncio.Queue()))
         assert await feed.wait_subscribed(5)
         layer.groups.clear()  # type: ignore[attr-defined]  # what a restarted Redis remembers
-        await asyncio.sleep(0.5)
-        members = [len(layer.groups.get(group, {})) for group in groups]  # type: ignore[attr-defined]  # in-memory
+
+        def members() -> list[int]:
+            return [len(layer.groups.get(group, {})) for group in groups]  # type: ignore[attr-defined]  # in-memory
+
+        deadline = time.monotonic() + 5  # fifty heartbeats
+        while members() != [1, 1] and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        seen = members()
         feed.task.cancel()
         await asyncio.gather(feed.task, return_exceptions=True)
-        return members
+        return seen
 
     assert async_to_sync(scenario)() == [1, 1]
 

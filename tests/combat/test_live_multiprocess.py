@@ -14,14 +14,15 @@ from django.test import Client
 
 from combat import services
 from combat.models import CombatLogEntry
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
+from tests.workers import worker_redis_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def redis_url() -> str:
-    url = os.environ.get("TEST_REDIS_URL", "")
+    url = worker_redis_url()  # this xdist worker's own database on the shared Redis
     if not url:
         if os.environ.get("CI") == "true":
             pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")

@@ -23,7 +23,7 @@ from django.db import connection
 from django.test import Client
 
 from combat import services
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 from tests.servers import RedisServer, SseClient, start_asgi_server, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.live, pytest.mark.django_db(transaction=True)]
@@ -80,6 +80,15 @@ def group_members(own_redis: RedisServer, encounter_id: int) -> dict[str, int]:
             group: client.zcard(f"asgi:group:{group}")
             for group in (f"encounter-{encounter_id}", f"encounter-{encounter_id}-presence")
         }
+    finally:
+        client.close()
+
+
+def blocked_clients(own_redis: RedisServer) -> int:
+    """Connections waiting in a blocking read (channels-redis's BZPOPMIN)."""
+    client = redis.Redis.from_url(own_redis.url)
+    try:
+        return int(client.info("clients")["blocked_clients"])
     finally:
         client.close()
 
@@ -257,7 +266,8 @@ def test_healthz_does_not_compete_with_the_workers_own_channel_layer(table, own_
     server = start_asgi_server(env, log=tmp_path / "server.log")
     try:
         SseClient(f"{server.url}/encounters/{encounter.pk}/events/", cookie).start()
-        time.sleep(0.5)  # the broadcaster's receive is waiting on Redis
+        # The broadcaster's receive is waiting on Redis, on the pool's one connection.
+        assert wait_for(lambda: blocked_clients(own_redis) >= 1), "no receive waiting on Redis"
         answers = [httpx.get(f"{server.url}/healthz", timeout=10) for _ in range(3)]
     finally:
         server.stop()

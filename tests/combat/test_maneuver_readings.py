@@ -13,6 +13,7 @@ from combat.models import CombatLogEntry, Participant
 from rules.engine.omg_data import MELEE_COMBAT
 from sheets.models import Discipline, Weapon
 from tests.combat.test_combat_undo import snapshot
+from tests.fight_steps import declare_and_defend
 
 pytestmark = pytest.mark.django_db
 
@@ -153,16 +154,15 @@ def test_it_wears_nothing_when_a_blocked_maneuver_was_made_without_a_weapon(figh
 def test_it_wears_no_weapon_a_disarmed_attacker_no_longer_holds(fight):
     """Declared with the sword, disarmed before the roll: the block has nothing to wear."""
     gm = fight.table.gm
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=fight.ysolde,
-        target=fight.thug,
+    decl = declare_and_defend(
+        fight.encounter,
+        fight.ysolde,
+        fight.thug,
         action="stun",
-        zone=fight.zone(fight.thug, "chest"),
-        weapon=fight.weapon(fight.ysolde),
         actor=gm,
+        defender=gm,
+        defense="block",
     )
-    services.declare_defense(declaration=decl, defense="block", actor=gm)
     services.strike(
         encounter=fight.encounter,
         attacker=fight.thug,

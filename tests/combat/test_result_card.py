@@ -9,22 +9,23 @@ import pytest
 
 from combat import services
 from sheets.models import BodyZone, Character
+from tests.fight_steps import strike
 
 pytestmark = pytest.mark.django_db
 
 
 def _roll(fight, attacker, target, zone, defense, actor, roll):
-    decl, _ = services.declare_attack(
-        encounter=fight.encounter,
-        attacker=attacker,
-        target=target,
+    strike(
+        fight.encounter,
+        attacker,
+        target,
         action="precise",
         zone=zone,
-        weapon=fight.weapon(attacker),
         actor=actor,
+        defender=fight.table.gm,
+        defense=defense,
+        roll=roll,
     )
-    services.declare_defense(declaration=decl, defense=defense, actor=fight.table.gm)
-    services.resolve(declaration=decl, roll=roll, actor=actor)
 
 
 def _card(client, fight):

@@ -15,8 +15,7 @@ from combat.live import broadcast
 from combat.models import Participant
 from combat.render import LiveTracker
 from sheets.models import Membership
-from tests.combat.conftest import make_ysolde
-from tests.factories import make_user
+from tests.factories import make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

@@ -33,7 +33,7 @@ from combat import services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from sheets import services as sheet_services
 from sheets.models import BodyZone, Character, Weapon
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -11,6 +11,7 @@ from django.db import transaction
 from combat import services
 from combat.models import CombatLogEntry, Declaration
 from sheets.models import BodyZone, Character, Weapon
+from tests.fight_steps import declare_and_defend
 
 pytestmark = pytest.mark.django_db
 
@@ -141,16 +142,16 @@ def test_server_dice_give_what_the_three_steps_give_for_the_same_seed(fight):
     for seed in range(12):
 
         def three(seed=seed):
-            decl, _ = services.declare_attack(
-                encounter=fight.encounter,
-                attacker=fight.thug,
-                target=fight.ysolde,
-                action="mighty",
+            decl = declare_and_defend(
+                fight.encounter,
+                fight.thug,
+                fight.ysolde,
                 zone=zone,
                 weapon=weapon,
                 actor=gm,
+                defender=gm,
+                defense="dodge",
             )
-            services.declare_defense(declaration=decl, defense="dodge", actor=gm)
             services.resolve(declaration=decl, actor=gm, rng=random.Random(seed))
 
         def one(seed=seed):

@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 from combat import services
 from config import urls as site_urls
 from sheets.models import ApiToken
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
 
 

@@ -7,6 +7,8 @@ import os
 import pytest
 from django.db import connection
 
+from tests.workers import worker_redis_url
+
 pytestmark = pytest.mark.postgres
 
 
@@ -20,7 +22,7 @@ def test_the_suite_really_runs_on_postgresql():
 
 @pytest.mark.django_db
 def test_healthz_works_with_the_redis_channel_layer(client, settings):
-    url = os.environ.get("TEST_REDIS_URL")
+    url = worker_redis_url()  # this xdist worker's own database on the shared Redis
     if not url:
         if os.environ.get("CI") == "true":
             pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")

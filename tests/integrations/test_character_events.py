@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from sheets import services
 from sheets.models import Character
-from tests.combat.conftest import make_ysolde
+from tests.factories import make_ysolde
 
 pytestmark = pytest.mark.django_db
 

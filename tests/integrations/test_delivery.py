@@ -23,7 +23,8 @@ from combat.models import Participant
 from integrations import delivery
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from sheets.services import create_character, daily_rest
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
+from tests.fight_steps import declare, strike
 
 pytestmark = pytest.mark.django_db
 
@@ -54,15 +55,7 @@ def first_blow(
     """Ysolde's mighty blow at the first thug's chest, parried, rolled 43: the thug goes
     down. ``each`` wraps each of the three steps (declare, defend, roll)."""
     with each():
-        decl, _ = services.declare_attack(
-            encounter=encounter,
-            attacker=y,
-            target=t,
-            action="mighty",
-            zone=t.character.zones.get(name="chest"),
-            weapon=y.character.weapons.get(),
-            actor=table.player,
-        )
+        decl = declare(encounter, y, t, actor=table.player)
     with each():
         services.declare_defense(declaration=decl, defense="parry", actor=table.gm)
     with each():
@@ -82,17 +75,7 @@ def exchange(table: Any, encounter: Any, y: Participant, t: Participant) -> Part
         .get()
     )
     y = Participant.objects.select_related("character").get(pk=y.pk)
-    decl, _ = services.declare_attack(
-        encounter=encounter,
-        attacker=t,
-        target=y,
-        action="mighty",
-        zone=y.character.zones.get(name="chest"),
-        weapon=t.character.weapons.get(),
-        actor=table.gm,
-    )
-    services.declare_defense(declaration=decl, defense="dodge", actor=table.player)
-    services.resolve(declaration=decl, roll=12, actor=table.gm)
+    strike(encounter, t, y, actor=table.gm, defender=table.player, defense="dodge", roll=12)
     return t
 
 

@@ -13,8 +13,7 @@ from prep import services
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character
 from sheets.services import create_character
-from tests.combat.conftest import make_ysolde
-from tests.factories import make_campaign, make_user
+from tests.factories import make_campaign, make_user, make_ysolde
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from combat import services as combat
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

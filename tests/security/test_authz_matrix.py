@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +46,13 @@ from combat.models import Declaration, Encounter, Participant
 from sheets.accounts import email_token
 from sheets.models import ApiToken, Campaign, Character
 from sheets.services import create_character, remove_player
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
-from tests.security.pages import SKIPPED_NAMESPACES, routes, snapshot
+from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
+from tests.fight_steps import declare
+from tests.security.fingerprint import changed_tables, fingerprint
+from tests.security.pages import SKIPPED_NAMESPACES, routes
 
-pytestmark = pytest.mark.django_db
+# Deep and slow: scripts/test.sh runs it once, on PostgreSQL (see the "once" marker).
+pytestmark = [pytest.mark.django_db, pytest.mark.once]
 
 ROLES = (
     "anonymous",
@@ -172,7 +174,7 @@ def build_world() -> World:
     owner_token, owner_key = ApiToken.objects.create_token(user=owner, name="owner's script")
     _, gm_key = ApiToken.objects.create_token(user=gm, name="GM's bot")
     # Used just now: a token request inside a cell then writes nothing (last_used_at is
-    # touched at most every five minutes), so a refusal can be checked against the snapshot.
+    # touched at most every five minutes), so a refusal can be checked against the fingerprint.
     ApiToken.objects.update(last_used_at=timezone.now())
     world = World(
         gm=gm,
@@ -225,16 +227,7 @@ def stamina_due(w: World) -> dict[str, Any]:
 
 
 def _declare(w: World, attacker: Participant, target: Participant, actor: Any) -> Declaration:
-    decl, _ = combat.declare_attack(
-        encounter=w.encounter,
-        attacker=attacker,
-        target=target,
-        action="mighty",
-        zone=target.character.zones.get(name="chest"),
-        weapon=attacker.character.weapons.get(),
-        actor=actor,
-    )
-    return decl
+    return declare(w.encounter, attacker, target, actor=actor)
 
 
 def ysolde_attacks(w: World) -> Declaration:
@@ -1264,10 +1257,6 @@ def close_stream(response: Any) -> None:
         request_finished.connect(close_old_connections)
 
 
-def changed_tables(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    return sorted(label for label in after if before.get(label) != after[label])
-
-
 def verdict(outcome: Outcome, method: str, response: Any, changed: list[str]) -> str | None:
     """None when the response is the expected outcome, else what went wrong."""
     status = response.status_code
@@ -1288,6 +1277,13 @@ def verdict(outcome: Outcome, method: str, response: Any, changed: list[str]) ->
     return f"expected {outcome}, got {status}{where}, changed {changed or 'nothing'}"
 
 
+def tokens_just_used() -> None:
+    """A token request writes last_used_at when it is over five minutes old: the world is
+    shared by every route's test (and a slow machine takes longer than that over them), so each
+    cell starts with the tokens just used, and a refused request writes nothing."""
+    ApiToken.objects.update(last_used_at=timezone.now())
+
+
 def run_cell(
     w: World, name: str, method: str, role: str, entry_: Entry | None = None
 ) -> str | None:
@@ -1297,16 +1293,17 @@ def run_cell(
     with transaction.atomic():
         try:
             cache.clear()  # throttles and presence start afresh in every cell
+            tokens_just_used()
             kwargs = {**entry_.at(w), **(rule.setup(w) if rule.setup else {})}
             url = reverse(name, kwargs=kwargs)
-            before = snapshot()
+            before = fingerprint()
             try:
                 response = send(w, role, method, url, rule.data(w), is_api(name))
             except Exception as exc:  # a 500 is a finding like any other wrong answer
                 return f"expected {outcome}, raised {exc!r}"
             if response.streaming:
                 close_stream(response)
-            problem = verdict(outcome, method, response, changed_tables(before, snapshot()))
+            problem = verdict(outcome, method, response, changed_tables(before, fingerprint()))
             if problem is None and outcome == 404:
                 problem = looks_missing(w, name, method, role, kwargs, rule, response)
             return problem
@@ -1343,13 +1340,14 @@ def probe_unlisted(w: World, name: str, method: str) -> str | None:
     role = "gm_token" if is_api(name) else "gm"
     with transaction.atomic():
         try:
+            tokens_just_used()
             kwargs = {**entry_.at(w), **(rule.setup(w) if rule.setup else {})}
             url = reverse(name, kwargs=kwargs)
-            before = snapshot()
+            before = fingerprint()
             response = send(w, role, method, url, {}, is_api(name))
             if response.streaming:
                 close_stream(response)
-            changed = changed_tables(before, snapshot())
+            changed = changed_tables(before, fingerprint())
         finally:
             transaction.set_rollback(True)
     status = response.status_code
@@ -1412,21 +1410,33 @@ def test_it_lists_exactly_the_methods_each_api_view_accepts():
     assert not wrong
 
 
-@pytest.mark.parametrize("name", sorted(MATRIX))
-def test_it_answers_every_role_as_the_matrix_says(name):
-    w = build_world()
-    failures = []
-    for method in MATRIX[name].methods:
-        for role in ROLES:
-            problem = run_cell(w, name, method, role)
-            if problem:
-                failures.append(f"{method} as {role}: {problem}")
-    for method in METHODS:
-        if method not in MATRIX[name].methods:
-            problem = probe_unlisted(w, name, method)
-            if problem:
-                failures.append(problem)
-    assert not failures, "\n".join([name, *failures])
+@pytest.fixture(scope="class")
+def shared_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
+    """One world for every route's test: built once (it was a third of the matrix's time) in
+    a transaction rolled back at the end. Each test runs in a savepoint inside it, and each
+    cell in a savepoint inside that, so every cell still finds the same table."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        world = build_world()
+        yield world
+        transaction.set_rollback(True)
+
+
+class TestEveryRoute:
+    @pytest.mark.parametrize("name", sorted(MATRIX))
+    def test_it_answers_every_role_as_the_matrix_says(self, name, shared_world):
+        w = shared_world
+        failures = []
+        for method in MATRIX[name].methods:
+            for role in ROLES:
+                problem = run_cell(w, name, method, role)
+                if problem:
+                    failures.append(f"{method} as {role}: {problem}")
+        for method in METHODS:
+            if method not in MATRIX[name].methods:
+                problem = probe_unlisted(w, name, method)
+                if problem:
+                    failures.append(problem)
+        assert not failures, "\n".join([name, *failures])
 
 
 def test_it_keeps_django_admin_to_staff():
@@ -1493,14 +1503,14 @@ def test_it_refuses_someone_elses_campaign_in_a_body_as_if_it_did_not_exist(
     not exist: the refusal does not tell that the other campaign is there."""
     w = build_world()
     url = reverse(name, kwargs=at(w))
-    before = snapshot()
+    before = fingerprint()
     theirs = send(w, role, method, url, {**body, "campaign": w.elsewhere.pk}, api=True)
     missing = send(w, role, method, url, {**body, "campaign": GHOST}, api=True)
     assert theirs.status_code == missing.status_code == 400
     assert theirs.content.replace(str(w.elsewhere.pk).encode(), b"<id>") == (
         missing.content.replace(str(GHOST).encode(), b"<id>")
     )
-    assert snapshot() == before
+    assert fingerprint() == before
 
 
 #: The rules API endpoints that also put the roll into a campaign's roll log when the body

@@ -25,7 +25,8 @@ from combat import events
 from combat import services as combat
 from combat.models import CombatLogEntry, Declaration, Participant
 from sheets.models import Character
-from tests.combat.conftest import Fight, make_thug, make_ysolde
+from tests import fight_steps
+from tests.factories import Fight, make_thug, make_ysolde
 from tests.security.pages import snapshot
 
 pytestmark = pytest.mark.django_db
@@ -77,17 +78,9 @@ def _p(participant: Participant) -> Participant:
 
 def ready_attack(f: Fight) -> Declaration:
     """Ysolde's mighty strike at the thug's chest, parried: waiting for her roll."""
-    decl, _ = combat.declare_attack(
-        encounter=f.encounter,
-        attacker=_p(f.ysolde),
-        target=_p(f.thug),
-        action="mighty",
-        zone=f.zone(f.thug, "chest"),
-        weapon=f.weapon(f.ysolde),
-        actor=f.table.player,
+    return fight_steps.declare_and_defend(
+        f.encounter, _p(f.ysolde), _p(f.thug), actor=f.table.player, defender=f.table.gm
     )
-    combat.declare_defense(declaration=decl, defense="parry", actor=f.table.gm)
-    return decl
 
 
 def rolled(f: Fight) -> CombatLogEntry:
@@ -168,14 +161,8 @@ def declare(f: Fight) -> Request:
 
 
 def defend(f: Fight) -> Request:
-    decl, _ = combat.declare_attack(
-        encounter=f.encounter,
-        attacker=_p(f.thug),
-        target=_p(f.ysolde),
-        action="fast",
-        zone=f.zone(f.ysolde, "chest"),
-        weapon=f.weapon(f.thug),
-        actor=f.table.gm,
+    decl = fight_steps.declare(
+        f.encounter, _p(f.thug), _p(f.ysolde), action="fast", actor=f.table.gm
     )
     return Request("player", f"/api/attacks/{decl.pk}/defense/", {"defense": "dodge"})
 

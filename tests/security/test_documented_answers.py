@@ -19,7 +19,8 @@ from combat.models import CombatLogEntry
 from integrations.payloads import combat_data, envelope
 from prep.models import PreparedEncounter
 from sheets.models import Campaign, Character, Discipline
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
+from tests.fight_steps import strike
 
 pytestmark = pytest.mark.django_db
 
@@ -114,11 +115,18 @@ def test_a_one_call_strike_answers_its_declaration_as_documented(fight, table, a
 def test_a_roll_resolved_webhook_with_a_plain_result_is_as_documented(fight, table, schema):
     attacker, target = fight.participants.order_by("pk")
     zone = target.character.zones.first()
-    declaration, _ = combat.declare_attack(
-        encounter=fight, attacker=attacker, target=target, action="fast", zone=zone, actor=table.gm
+    entry = strike(
+        fight,
+        attacker,
+        target,
+        action="fast",
+        zone=zone,
+        weapon=None,
+        actor=table.gm,
+        defender=table.gm,
+        defense="dodge",
+        roll=43,
     )
-    combat.declare_defense(declaration=declaration, defense="dodge", actor=table.gm)
-    entry = combat.resolve(declaration=declaration, roll=43, actor=table.gm)
     entry = CombatLogEntry.objects.get(pk=entry.pk)
     body = envelope("roll.resolved", combat_data(entry))
     assert body["data"]["result"]["abbr"] is None  # 43 against this PvD: a plain result

@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 
 from combat import services
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

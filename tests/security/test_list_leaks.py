@@ -23,9 +23,9 @@ from combat.models import CombatLogEntry, Encounter, Participant
 from combat.render import tracker_panels
 from rules.models import DiceRoll
 from sheets.models import Campaign, Character, Membership
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import make_user
+from tests.factories import make_thug, make_user, make_ysolde
 from tests.feed import events, stream_text
+from tests.fight_steps import declare_and_defend
 from tests.security.test_authz_matrix import World, build_world
 
 pytestmark = pytest.mark.django_db
@@ -70,16 +70,7 @@ def roll_on_the_thug(encounter: Encounter, gm: Any, player: Any) -> CombatLogEnt
         Participant.objects.select_related("character", "encounter__campaign").get(pk=p.pk)
         for p in encounter.participants.order_by("position")
     )
-    decl, _ = combat.declare_attack(
-        encounter=encounter,
-        attacker=hero,
-        target=thug,
-        action="mighty",
-        zone=thug.character.zones.get(name="chest"),
-        weapon=hero.character.weapons.get(),
-        actor=player,
-    )
-    combat.declare_defense(declaration=decl, defense="parry", actor=gm)
+    decl = declare_and_defend(encounter, hero, thug, actor=player, defender=gm)
     return combat.resolve(declaration=decl, roll=43, actor=player)
 
 
@@ -307,16 +298,9 @@ def the_thug_strikes(two: Two) -> None:
     # Ysolde's roll put it down: the GM stands it up again (its Vitality stays at 0).
     combat.update_participant(participant=w.t, state="active", actor=w.gm)
     y, t = (Participant.objects.select_related("character").get(pk=p.pk) for p in (w.y, w.t))
-    decl, _ = combat.declare_attack(
-        encounter=w.encounter,
-        attacker=t,
-        target=y,
-        action="fast",
-        zone=y.character.zones.get(name="chest"),
-        weapon=t.character.weapons.get(),
-        actor=w.gm,
+    decl = declare_and_defend(
+        w.encounter, t, y, action="fast", actor=w.gm, defender=w.owner, defense="dodge"
     )
-    combat.declare_defense(declaration=decl, defense="dodge", actor=w.owner)
     rolled = combat.resolve(declaration=decl, roll=THUG_ROLL, actor=w.gm)
     combat.spend_fate(entry=rolled, spender=y, action="reroll", roll=REROLL, actor=w.owner)
 

@@ -20,6 +20,7 @@ from combat.models import CombatLogEntry
 from integrations.models import WebhookEndpoint
 from prep.models import LibraryNpc, PreparedEncounter
 from sheets.models import Campaign, Character, Discipline
+from tests.fight_steps import declare_and_defend
 from tests.security.pages import DemoTable, demo_table, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -183,10 +184,17 @@ def _ids(demo: DemoTable) -> dict[str, int]:
     gm = demo.gm
     # One resolved attack (for its roll) and one still waiting for its defense.
     zone = target.character.zones.first()
-    resolved, _ = combat.declare_attack(
-        encounter=encounter, attacker=attacker, target=target, action="fast", zone=zone, actor=gm
+    resolved = declare_and_defend(
+        encounter,
+        attacker,
+        target,
+        action="fast",
+        zone=zone,
+        weapon=None,
+        actor=gm,
+        defender=gm,
+        defense="dodge",
     )
-    combat.declare_defense(declaration=resolved, defense="dodge", actor=gm)
     combat.resolve(declaration=resolved, actor=gm, rng=random.Random(3))
     pending, _ = combat.declare_attack(
         encounter=encounter, attacker=attacker, target=target, action="fast", zone=zone, actor=gm

@@ -20,8 +20,9 @@ from django.urls import reverse
 from combat import services as combat
 from combat.models import Declaration, Encounter, Participant
 from sheets.models import Character
-from tests.combat.conftest import make_thug, make_ysolde
+from tests.factories import make_thug, make_ysolde
 from tests.feed import stream_text
+from tests.fight_steps import declare
 
 pytestmark = pytest.mark.django_db
 
@@ -180,16 +181,7 @@ def test_it_keeps_the_copies_of_an_npc_the_gm_never_showed(table, npc, client_fo
 
 
 def _hidden_copy_attacks(table: Any, copy: Participant, hero: Participant) -> Declaration:
-    decl, _ = combat.declare_attack(
-        encounter=copy.encounter,
-        attacker=copy,
-        target=hero,
-        action="mighty",
-        zone=hero.character.zones.get(name="chest"),
-        weapon=copy.character.weapons.get(),
-        actor=table.gm,
-    )
-    return decl
+    return declare(copy.encounter, copy, hero, actor=table.gm)
 
 
 def test_it_never_names_a_hidden_attackers_weapon_to_players(table, npc, client_for, api_for):

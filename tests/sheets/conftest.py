@@ -1,15 +1,10 @@
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from combat import services as combat
-from combat.models import Encounter
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets import services
-from sheets.models import Campaign, Character, Discipline, Weapon
-from tests.combat.conftest import make_thug
+from sheets.models import Character, Discipline, Weapon
 
 
 @pytest.fixture
@@ -35,28 +30,3 @@ def hero(table) -> Character:
     Discipline.objects.create(character=character, name=MELEE_COMBAT, level=2, aptitude="SKL")
     Weapon.objects.create(character=character, name="Long Sword", category="III", dmg=4, dmg_max=4)
     return character
-
-
-def a_fight(campaign: Campaign, gm: Any, ysolde: Character) -> Encounter:
-    """Ysolde (her player's) attacks the GM's thug and rolls: the log names her player."""
-    thug = make_thug(campaign, gm)
-    encounter, _ = combat.create_encounter(campaign=campaign, name="Ambush", actor=gm)
-    combat.add_participants(encounter=encounter, characters=[ysolde, thug], actor=gm)
-    combat.start_encounter(encounter=encounter, actor=gm)
-    encounter.refresh_from_db()
-    y = encounter.participants.get(character=ysolde)
-    t = encounter.participants.get(character=thug)
-    if encounter.turn_id != y.pk:
-        return encounter
-    decl, _ = combat.declare_attack(
-        encounter=encounter,
-        attacker=y,
-        target=t,
-        action="mighty",
-        zone=thug.zones.get(name="chest"),
-        weapon=ysolde.weapons.get(),
-        actor=ysolde.owner,
-    )
-    combat.declare_defense(declaration=decl, defense="parry", actor=gm)
-    combat.resolve(declaration=decl, roll=43, actor=ysolde.owner)
-    return encounter

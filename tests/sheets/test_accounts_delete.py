@@ -14,10 +14,8 @@ from combat.models import CombatLogEntry, Encounter
 from prep import services as prep
 from prep.models import LibraryNpc
 from sheets.models import ApiToken, Campaign, Character, IdempotencyRecord, LoginSession
-from tests.combat.conftest import make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
+from tests.factories import PASSWORD, a_fight, make_campaign, make_user, make_ysolde
 from tests.security.pages import snapshot
-from tests.sheets.conftest import a_fight
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,7 @@ from integrations.models import WebhookEndpoint
 from prep import services as prep
 from prep.models import LibraryNpc
 from sheets.models import ApiToken, Character
-from tests.combat.conftest import make_ysolde
-from tests.factories import make_campaign, make_user
-from tests.sheets.conftest import a_fight
+from tests.factories import a_fight, make_campaign, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db
 

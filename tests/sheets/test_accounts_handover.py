@@ -11,10 +11,8 @@ from django.urls import reverse
 
 from combat.models import Encounter
 from sheets.models import Campaign, CampaignHandover, Character, Membership
-from tests.combat.conftest import make_thug, make_ysolde
-from tests.factories import PASSWORD, make_campaign, make_user
+from tests.factories import PASSWORD, a_fight, make_campaign, make_thug, make_user, make_ysolde
 from tests.security.pages import snapshot
-from tests.sheets.conftest import a_fight
 
 pytestmark = pytest.mark.django_db
 

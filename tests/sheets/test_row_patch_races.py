@@ -23,7 +23,7 @@ from combat import services as combat_services
 from combat.models import Encounter
 from sheets import services as sheet_services
 from sheets.models import BodyZone, Character, Discipline, Weapon
-from tests.combat.conftest import make_ysolde
+from tests.factories import make_ysolde
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
