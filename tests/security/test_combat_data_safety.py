@@ -26,7 +26,7 @@ from combat import services as combat
 from combat.models import CombatLogEntry, Declaration, Participant
 from sheets.models import Character
 from tests import fight_steps
-from tests.factories import Fight, make_thug, make_ysolde
+from tests.factories import Fight, make_fight
 from tests.security.pages import snapshot
 
 pytestmark = pytest.mark.django_db
@@ -39,17 +39,7 @@ class Injected(Exception):
 @pytest.fixture
 def fight(table: Any) -> Fight:
     """tests/combat's fight: Ysolde (the player's, ITV 14) against one hidden thug copy."""
-    ysolde = make_ysolde(table.campaign, table.player)
-    npc = make_thug(table.campaign, table.gm)
-    encounter, _ = combat.create_encounter(campaign=table.campaign, name="Ambush", actor=table.gm)
-    combat.add_participants(encounter=encounter, characters=[ysolde], actor=table.gm)
-    combat.add_npc_copies(encounter=encounter, npc=npc, count=1, actor=table.gm, hidden=True)
-    combat.start_encounter(encounter=encounter, actor=table.gm)
-    y = Participant.objects.get(encounter=encounter, character=ysolde)
-    t = Participant.objects.get(encounter=encounter, character__name="Salvager Thug #1")
-    f = Fight(table, encounter, y, t, npc)
-    f.refresh()
-    return f
+    return make_fight(table)
 
 
 @dataclass(frozen=True)
