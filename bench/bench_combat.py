@@ -206,10 +206,10 @@ def api_strikes(
         # The three are measured in turns, slice after slice, so that a change in the load
         # of a shared machine weighs on each alike.
         for _ in range(SLICES):
-            for step in (bare, three, single):
+            for step in (bare, three, one):
                 rate(step)
         (floor, floor_wall), (api, api_wall), (once, once_wall) = (
-            (n / cpu, n / wall) for n, cpu, wall in (totals[s] for s in (bare, three, single))
+            (n / cpu, n / wall) for n, cpu, wall in (totals[s] for s in (bare, three, one))
         )
         print(f"bare locked-write view:           {floor:.0f} requests/s")
         print(

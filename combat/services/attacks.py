@@ -10,6 +10,7 @@ from django.db import transaction
 from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from combat.services.rows import (
+    ROLL_SHEET_FIELDS,
     Changes,
     CombatConflict,
     CombatError,
@@ -109,6 +110,7 @@ def declaration_rows(
         zones={zone} if zone is not None else set(),
         weapons={weapon} if weapon is not None else set(),
         changes=changes,
+        fields=ROLL_SHEET_FIELDS,
     )
     return rows
 

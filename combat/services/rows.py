@@ -45,6 +45,7 @@ from django.db.models.functions import Coalesce
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from rules.engine.omg_data import APTITUDE_CHOICES
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
@@ -194,6 +195,7 @@ class Rows:
         zones: set[int] | None = None,
         weapons: set[int] | None = None,
         changes: bool = True,
+        fields: Collection[str] | None = None,
     ) -> None:
         """Lock ``characters`` by pk (in place of the unlocked rows their participants
         carry), then their zones, then their weapons, then read their disciplines (locked
@@ -203,12 +205,18 @@ class Rows:
         Without ``changes`` (an action that changes no sheet: a declaration) the characters
         and disciplines are only read, while the zone and the weapon it points at are still
         locked, in the same order: PostgreSQL checks a new row's foreign keys at commit with
-        row locks of its own, in an order of its own (tests/combat/test_row_locking.py)."""
+        row locks of its own, in an order of its own (tests/combat/test_row_locking.py).
+
+        ``fields`` limits the characters locked to those fields (with their version: the
+        step of :meth:`Changes.save`); a field left out costs a query of its own when read,
+        so it names every field the action reads or changes (:data:`ROLL_SHEET_FIELDS`)."""
         ids = sorted(characters)
         if not ids:
             return
         if changes:
             locked = Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+            if fields is not None:
+                locked = locked.only("version", *fields)
             self.characters = {c.pk: c for c in locked}
             for c in self.characters.values():
                 # Read under its lock, so its version is the stored one: Changes.save steps
@@ -273,10 +281,8 @@ def lock(
         where["pk__in"] = sorted(participants)
     people = Participant.objects.filter(**where).select_related("character")
     if sheet_fields is not None:
-        keep = {"id", *sheet_fields}
-        people = people.defer(
-            *(f"character__{f.name}" for f in Character._meta.concrete_fields if f.name not in keep)
-        )
+        # only() names what is kept: cheaper to build than defer() naming the rest.
+        people = people.only(*_PARTICIPANT_FIELDS, *(f"character__{f}" for f in sheet_fields))
     if waiting:
         people = people.annotate(
             _waiting=Exists(
@@ -312,7 +318,7 @@ def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: boo
         # columns, most of the statement's cost.
         query = query.select_related(
             "encounter__campaign", "attacker__character", "target__character"
-        ).defer(*_SHEET_BUT_NAME)
+        ).only(*_DECLARATION_WITH_NAMES)
     try:
         decl = query.get(pk=pk_of(declaration))
     except Declaration.DoesNotExist:
@@ -324,7 +330,12 @@ def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: boo
     if sheets:
         zones = {decl.zone_id} if decl.zone_id is not None else set()
         weapons = {decl.weapon_id} if decl.weapon_id is not None else set()
-        rows.lock_sheets({a.character_id, t.character_id}, zones=zones, weapons=weapons)
+        rows.lock_sheets(
+            {a.character_id, t.character_id},
+            zones=zones,
+            weapons=weapons,
+            fields=ROLL_SHEET_FIELDS,
+        )
         if rows.zones.keys() != zones or rows.weapons.keys() != weapons:
             raise CombatConflict("The targeted zone or the weapon no longer exists.")
     return rows
@@ -352,12 +363,44 @@ def _admit(campaign: Campaign, actor: User, missing: type[Exception]) -> None:
         raise missing("No such object among the actor's campaigns.")
 
 
-#: A character's fields but its name and owner, for ``defer`` on a read that needs only those.
-_SHEET_BUT_NAME = [
-    f"{side}__character__{f.name}"
-    for side in ("attacker", "target")
-    for f in Character._meta.concrete_fields
-    if f.name not in ("id", "name", "owner")
+#: What a roll reads and changes of the two sheets (combat.services.resolution): names and
+#: owners (the checks, the log), aptitudes, size and weight (maneuvers), Vitality and BZF
+#: (wounds), EXP marks and Fate (epic rolls). A sheet is 46 columns, mostly text a roll never
+#: reads: building them is most of the cost of the statement.
+ROLL_SHEET_FIELDS = (
+    "campaign",
+    "owner",
+    "is_npc",
+    "name",
+    *(abbr.lower() for abbr, _ in APTITUDE_CHOICES),
+    "rsv",
+    "itv",
+    "height",
+    "weight",
+    "bzf",
+    "yards_per_height",
+    "vitality",
+    "exp_marks",
+    "fate",
+)
+
+
+def _names(model: type[models.Model], path: str = "") -> list[str]:
+    return [f"{path}{f.name}" for f in model._meta.concrete_fields]
+
+
+#: Every field of a participant, for an ``only()`` that keeps it whole (cheaper to build
+#: than a ``defer()`` naming the rest of its sheet).
+_PARTICIPANT_FIELDS = _names(Participant)
+
+#: A declaration with its encounter, campaign and participants, and of the participants'
+#: sheets the names and owners only (the permission checks and the log's text).
+_DECLARATION_WITH_NAMES = [
+    *_names(Declaration),
+    *_names(Encounter, "encounter__"),
+    *_names(Campaign, "encounter__campaign__"),
+    *(name for side in ("attacker", "target") for name in _names(Participant, f"{side}__")),
+    *(f"{side}__character__{f}" for side in ("attacker", "target") for f in ("name", "owner")),
 ]
 
 
