@@ -113,9 +113,16 @@ def _zone_lists(pk: int, who: str, bzf: int, zones: tuple[ZoneKey, ...]) -> Zone
     return ZoneLists(
         items=format_html_join(
             "",
-            '<li class="{}" data-testid="zone-{}">{} {}/{}{}</li>',
+            '<li class="{}" data-testid="zone-{}" data-short="{}" title="{} {}/{}{}">'
+            '<span class="zone-name">{}</span> <span class="zone-count">{}/{}</span>'
+            '<span class="zone-arm">{}</span></li>',
             (
-                (_zone_class(wounds, bzf), zpk, name, wounds, bzf, _armour(arm, arm_max))
+                (
+                    _zone_class(wounds, bzf),
+                    zpk,
+                    _short(name),
+                    *(name, wounds, bzf, _armour(arm, arm_max)) * 2,
+                )
                 for zpk, name, wounds, arm, arm_max in zones
             ),
         ),
@@ -129,6 +136,15 @@ def _zone_lists(pk: int, who: str, bzf: int, zones: tuple[ZoneKey, ...]) -> Zone
             "", '<option value="{}:{}">{}: {}</option>', ((pk, z[0], who, z[1]) for z in zones)
         ),
     )
+
+
+def _short(name: str) -> str:
+    """A zone's label in the cockpit's narrow strip: "LA" for "left arm", "Ch" for "chest"
+    (the full name stays in the chip's text for screen readers, and in its tooltip)."""
+    words = name.split()
+    if len(words) > 1:
+        return "".join(w[0] for w in words).upper()
+    return name[:2].capitalize()
 
 
 def _armour(arm: int, arm_max: int) -> str:

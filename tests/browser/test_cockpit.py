@@ -57,6 +57,24 @@ def in_view(locator: Locator) -> None:
     assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], box
 
 
+def every_row_in_view(page: Page) -> None:
+    """The whole initiative order at a glance: every fighter's row inside the viewport."""
+    rows = page.locator(".cockpit-fight tr[data-participant]")
+    expect(rows).to_have_count(12)
+    for i in range(12):
+        in_view(rows.nth(i))
+    # The zone cells, clicked to choose a target, stay 24 px targets (WCAG 2.2).
+    sizes = rows.locator(".zones li").evaluate_all(
+        "els => els.map(e => Math.min(e.offsetWidth, e.offsetHeight))"
+    )
+    assert len(sizes) == 12 * 7 and min(sizes) >= 24, min(sizes)
+    # Every column too: the table does not scroll sideways (its row menus would hide).
+    table = page.locator(".cockpit-fight .table-scroll")
+    assert table.evaluate("el => el.scrollWidth <= el.clientWidth"), table.evaluate(
+        "el => [el.scrollWidth, el.clientWidth]"
+    )
+
+
 def not_scrolled(page: Page) -> None:
     assert page.evaluate("window.scrollY") == 0
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
@@ -120,6 +138,7 @@ def test_a_strike_is_played_without_scrolling_on_the_laptop_and_the_phone(
     expect(pat.get_by_test_id(f"participant-{ysolde.pk}")).to_have_class(re.compile("mine-row"))
     in_view(pat.get_by_test_id("youre-next"))
     shot(gm, "1-gm-turn")
+    every_row_in_view(gm)
     shot(pat, "1-phone-next")
 
     # The GM picks Ysolde's chest by clicking its chip in her row, and declares.
@@ -163,6 +182,7 @@ def test_a_strike_is_played_without_scrolling_on_the_laptop_and_the_phone(
     expect(next_turn).to_be_focused()
     shot(gm, "3-gm-result")
     shot(pat, "3-phone-result")
+    every_row_in_view(gm)
     not_scrolled(gm)
     not_scrolled(pat)
 
