@@ -266,6 +266,9 @@ def _log_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
                 )[:5]
             ),
             characters=characters,
+            # Ticked in advance from the query string (the encounter page's "Call for a
+            # check" link sends the fight's player characters).
+            preselected={int(i) for i in request.GET.getlist("characters") if i.isdigit()},
             discipline_names=sorted(
                 set(
                     Discipline.objects.filter(character__campaign=campaign).values_list(

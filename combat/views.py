@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from combat import access, services
@@ -137,8 +139,22 @@ def encounter_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         return render(request, f"{PAGE}#declare-form", context)
     context["latest_id"] = latest_entry_id(encounter)
     if context["is_gm"]:
-        context.update(presence_context(encounter))
+        context.update(presence_context(encounter), check_call_url=_check_call_url(encounter))
     return render(request, PAGE, context)
+
+
+def _check_call_url(encounter: Encounter) -> str:
+    """The campaign's call for checks with the fight's player characters already ticked, so the
+    GM asks the table for a check without leaving the fight for long."""
+    ids = (
+        encounter.participants.filter(character__is_npc=False, character__copied_from=None)
+        .order_by("character_id")
+        .values_list("character_id", flat=True)
+        .distinct()
+    )
+    query = urlencode([("characters", pk) for pk in ids])
+    url = reverse("checks:campaign_checks", args=[encounter.campaign_id])
+    return f"{url}?{query}#call-panel" if query else f"{url}#call-panel"
 
 
 # --- GM controls ---------------------------------------------------------------------------

@@ -45,13 +45,29 @@ def dice_urls(campaign: Campaign | None) -> dict[str, str]:
     }
 
 
-def _log_context(campaign: Campaign | None) -> dict[str, Any]:
+def _log_context(campaign: Campaign | None, user: Any = None) -> dict[str, Any]:
     if campaign is None:
         return {"campaign": None, "dice_urls": dice_urls(None)}
+    is_gm = campaign.is_gm(user)
+    # The checks rolled from the sheets belong in the same history. The checks app sits above
+    # this layer, so they come through the campaign's reverse relation, filtered by the checks
+    # log's own visibility rule (CheckQuerySet.visible_to), not a second one written here.
+    checks = (
+        campaign.checks.visible_to(user, campaign)
+        .select_related("character", "roller", "fate_spender")
+        .order_by("-created_at", "-seq")[:LOG_LENGTH]
+    )
+    entries: list[dict[str, Any]] = [
+        {"at": r.created_at, "roll": r} for r in campaign.dice_rolls.recent(LOG_LENGTH)
+    ]
+    entries += [{"at": c.created_at, "check": c, "hidden": c.secret and not is_gm} for c in checks]
+    entries.sort(key=lambda e: e["at"], reverse=True)
     return {
         "campaign": campaign,
         "dice_urls": dice_urls(campaign),
-        "log": list(campaign.dice_rolls.recent(LOG_LENGTH)),
+        "log": entries[:LOG_LENGTH],
+        "is_gm": is_gm,
+        "has_checks": bool(checks),
     }
 
 
@@ -69,7 +85,7 @@ def _page(request: HtmxRequest, tool: Tool, campaign: Campaign | None = None) ->
     allowed = frozenset({"read"} if campaign else {"roll", "read"})
     form = tool.form(request.GET)
     context = _build(tool, form, _action(request.GET, allowed=allowed))
-    context.update(_log_context(campaign), page_url=dice_urls(campaign)[tool.system])
+    context.update(_log_context(campaign, request.user), page_url=dice_urls(campaign)[tool.system])
     if campaign is not None:
         context["note_form"] = NoteForm()
     context.update(_extra(request, tool))
@@ -136,7 +152,7 @@ def _roll(request: HtmxRequest, tool: Tool, campaign: Campaign) -> HttpResponse:
             for key, value in {**tool.replay(result), "action": "read"}.items():
                 query[key] = value
             return redirect(f"{dice_urls(campaign)[tool.system]}?{query.urlencode()}")
-    context.update(_log_context(campaign), page_url=dice_urls(campaign)[tool.system])
+    context.update(_log_context(campaign, request.user), page_url=dice_urls(campaign)[tool.system])
     status = 200 if result is not None else 422
     if not request.htmx:
         context.update(note_form=note_form, **_extra(request, tool))
@@ -158,7 +174,7 @@ def campaign_index(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
     """A campaign's dice: links to each system's page and the campaign's recent rolls (with
     htmx, the log alone: the log's refresh button asks for it)."""
     campaign = get_campaign_for_user(request, campaign_pk)
-    context = _log_context(campaign)
+    context = _log_context(campaign, request.user)
     if request.htmx:
         return render(request, "rules/dice_log.html", context)
     return render(request, "rules/dice_index.html", context)

@@ -404,3 +404,17 @@ def test_a_bad_encounter_name_creates_nothing(table, client_for, name, message):
     assert response.status_code == 200
     assert message in response.content.decode()
     assert not Encounter.objects.exists()
+
+
+def test_it_links_the_gm_to_a_call_for_checks_with_the_fights_player_characters(fight, client_for):
+    html = client_for(fight.table.gm).get(fight.encounter.get_absolute_url()).content.decode()
+    link = re.search(r'<a href="([^"]+)"[^>]*data-testid="call-for-a-check"', html)
+    assert link is not None
+    url = link.group(1).replace("&amp;", "&")
+    checks_url = reverse("checks:campaign_checks", args=[fight.table.campaign.pk])
+    ysolde = fight.ysolde.character
+    assert url == f"{checks_url}?characters={ysolde.pk}#call-panel"
+    form = client_for(fight.table.gm).get(url).content.decode()
+    assert f'name="characters" value="{ysolde.pk}" checked' in form
+    player = client_for(fight.table.player).get(fight.encounter.get_absolute_url())
+    assert b"call-for-a-check" not in player.content
