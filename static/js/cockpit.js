@@ -101,6 +101,11 @@
     return null;
   }
 
+  // The control an action's answer moved focus to: a live redraw of the same event may land a
+  // moment later and replace it, so for a short while it is put back whenever focus is lost.
+  var intended = null;
+  var intendedUntil = 0;
+
   function focusFirst(selectors) {
     for (var i = 0; i < selectors.length; i++) {
       var el = first(selectors[i]);
@@ -109,6 +114,8 @@
           el.setAttribute("tabindex", "-1");
         }
         el.focus();
+        intended = selectors[i];
+        intendedUntil = Date.now() + 3000;
         return true;
       }
     }
@@ -122,6 +129,10 @@
     var testid = el.getAttribute("data-testid");
     if (testid) { return "[data-testid='" + testid + "']"; }
     if (el.id) { return "#" + el.id; }
+    // A field of a form (the declare form's selects have neither): the form's id and its name.
+    if (el.name && el.form && el.form.id) {
+      return "#" + el.form.id + " [name='" + el.name + "']";
+    }
     return null;
   }
 
@@ -153,6 +164,13 @@
       var again = slot.querySelector(held);
       if (again && visible(again)) {
         again.focus({ preventScroll: true });
+        return;
+      }
+    }
+    if (lost && intended && Date.now() < intendedUntil) {
+      var meant = first(intended);
+      if (meant) {
+        meant.focus({ preventScroll: true });
       }
     }
   }
