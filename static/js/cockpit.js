@@ -88,8 +88,11 @@
     next: ["[data-testid=declare]", "[data-testid=dock-fast]", "[data-testid=next-turn]"],
     undo: ["[data-testid=next-turn]", "[data-testid=declare]"]
   };
-  var want = null;
-  var held = null; // the control focused before a live redraw
+  var want = null; // the action whose answer moves focus on
+  var wantAt = 0;
+  var held = null; // the control focused before a swap or a live redraw
+  var userAt = 0; // when the user last moved focus (a click, Tab, a shortcut), not this script
+  var ours = false;
 
   function actionOf(form) {
     var url = form.getAttribute("hx-post") || "";
@@ -101,10 +104,14 @@
     return null;
   }
 
-  // The control an action's answer moved focus to: a live redraw of the same event may land a
-  // moment later and replace it, so for a short while it is put back whenever focus is lost.
-  var intended = null;
-  var intendedUntil = 0;
+  function focusOn(el) {
+    ours = true;
+    try {
+      el.focus({ preventScroll: true });
+    } finally {
+      ours = false;
+    }
+  }
 
   function focusFirst(selectors) {
     for (var i = 0; i < selectors.length; i++) {
@@ -113,9 +120,7 @@
         if (!el.matches("button, input, select, a, summary")) {
           el.setAttribute("tabindex", "-1");
         }
-        el.focus();
-        intended = selectors[i];
-        intendedUntil = Date.now() + 3000;
+        focusOn(el);
         return true;
       }
     }
@@ -136,23 +141,38 @@
     return null;
   }
 
+  document.addEventListener("focusin", function () {
+    if (!ours) {
+      userAt = Date.now();
+    }
+  }, true);
   slot.addEventListener("submit", function (event) {
     want = actionOf(event.target);
+    wantAt = Date.now();
   }, true);
   slot.addEventListener("htmx:beforeSwap", function () {
     held = keyOf(document.activeElement);
   });
+  // Capture phase: before live.js swaps a tracker in (it does so in this same event), and a
+  // moment after, put focus back where the redraw took it from.
   document.addEventListener("htmx:sseBeforeMessage", function () {
     held = keyOf(document.activeElement);
-  });
+    window.setTimeout(restore, 0);
+  }, true);
   slot.addEventListener("htmx:afterSettle", restore);
   document.addEventListener("htmx:sseMessage", function () {
     window.setTimeout(restore, 0);
   });
 
+  // An action's answer and the live redraw of the same action arrive in either order. Focus
+  // moves on to the next thing to do unless the user has gone somewhere since sending it; a
+  // control replaced by a redraw is found again.
   function restore() {
     var active = document.activeElement;
     var lost = !active || active === document.body || !document.contains(active);
+    if (want && userAt > wantAt) {
+      want = null; // the user went on to something else
+    }
     if (want && NEXT[want] && focusFirst(NEXT[want])) {
       // The declare step waits for the defense: it keeps wanting the roll button.
       if (want !== "declare" || first("[data-testid=roll]")) {
@@ -163,14 +183,7 @@
     if (lost && held) {
       var again = slot.querySelector(held);
       if (again && visible(again)) {
-        again.focus({ preventScroll: true });
-        return;
-      }
-    }
-    if (lost && intended && Date.now() < intendedUntil) {
-      var meant = first(intended);
-      if (meant) {
-        meant.focus({ preventScroll: true });
+        focusOn(again);
       }
     }
   }

@@ -49,8 +49,13 @@ def shot(page: Page, name: str) -> None:
 
 def in_view(locator: Locator) -> None:
     """Visible and wholly inside the viewport as the page stands (not scrolled to)."""
-    expect(locator).to_be_visible()
-    box = locator.bounding_box()
+    box = None
+    for _ in range(50):
+        # A live redraw may replace the element between the check and the measure: again.
+        expect(locator).to_be_visible()
+        box = locator.bounding_box()
+        if box is not None:
+            break
     size = locator.page.viewport_size
     assert box is not None and size is not None
     assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], box

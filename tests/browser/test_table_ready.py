@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from combat import services
 from combat.models import Participant
-from tests.browser.waits import fired, listen
+from tests.browser.waits import fired, listen, wait
 from tests.security.pages import demo_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -197,8 +197,13 @@ def test_the_gm_runs_the_tracker_from_the_keyboard(asgi_server, browser, table):
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     before = page.get_by_test_id("turn").inner_text()
+    # The turn's own answer and its live redraw arrive in either order: "d" is pressed once both
+    # are in, as a person would after seeing the new turn.
+    redrawn = "(e) => e.detail.type === 'tracker'"
+    listen(page, "turn-redrawn", "document", "htmx:sseBeforeMessage", redrawn)
     page.keyboard.press("n")
     expect(page.get_by_test_id("turn")).not_to_have_text(before)
+    wait(page, "turn-redrawn")
     # "d" opens the declare form on its first field; keys pressed in a field are not shortcuts.
     page.keyboard.press("d")
     attacker = page.locator("#declare-form select[name=attacker]")
