@@ -609,7 +609,10 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
         character = self._character(write=True)
         try:
             row = services.add_row(
-                character=character, kind=self.kind, data=serializer.validated_data
+                user=self.request.user,
+                character=character,
+                kind=self.kind,
+                data=serializer.validated_data,
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
@@ -619,6 +622,7 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
         row = serializer.instance
         try:
             serializer.instance = services.update_row(
+                user=self.request.user,
                 character=row.character,
                 kind=self.kind,
                 row_id=row.pk,
@@ -630,7 +634,9 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
             raise serializers.ValidationError(exc.message_dict) from exc
 
     def perform_destroy(self, instance: Any) -> None:
-        services.delete_row(character=instance.character, kind=self.kind, row_id=instance.pk)
+        services.delete_row(
+            user=self.request.user, character=instance.character, kind=self.kind, row_id=instance.pk
+        )
 
 
 class DisciplineViewSet(CharacterRowViewSet):
