@@ -245,7 +245,8 @@ class _ChecksViewSet(viewsets.GenericViewSet[Any]):
         OPTIONS describes; a bad one answers 400 naming the field."""
         serializer = self.get_serializer(data=self.request.data)
         serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
+        data: dict[str, Any] = serializer.validated_data
+        return data
 
 
 class CheckViewSet(_ChecksViewSet):
