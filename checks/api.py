@@ -23,7 +23,7 @@ from rest_framework.response import Response
 
 from checks import services
 from checks.models import Check, CheckCall, CheckRequest
-from checks.services import CheckConflict
+from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets import fields
 from sheets.http import signed_in
@@ -100,6 +100,20 @@ class TargetSerializer(fields.StrictSerializer):
         help_text="A test: DIF 5..50 or Casual, Moderate, Ambitious, Formidable, Supreme. "
         "A save: the opposing PRO 55..100 or Inept, Capable, Adept, Expert, Master."
     )
+
+
+def _target(data: dict[str, Any]) -> Target:
+    """What a body read by a :class:`TargetSerializer` asks to roll (a 400 naming the field
+    the rules refuse)."""
+    target: Target = _run(
+        services.parse_target,
+        kind=data["kind"],
+        against=data["against"],
+        aptitude=data["aptitude"],
+        discipline=data["discipline"],
+        composite=data["composite"],
+    )
+    return target
 
 
 class RollBody(TargetSerializer):
@@ -314,14 +328,7 @@ class CharacterCheckViewSet(_ChecksViewSet):
     def create(self, request: Request, character_pk: str) -> Response:
         character = _character(request, character_pk)
         d = self.body()
-        target = _run(
-            services.parse_target,
-            kind=d["kind"],
-            against=d["against"],
-            aptitude=d["aptitude"],
-            discipline=d["discipline"],
-            composite=d["composite"],
-        )
+        target = _target(d)
         check = _run(
             services.roll_check,
             user=request.user,
@@ -397,14 +404,7 @@ class CheckCallViewSet(_ChecksViewSet):
             chosen = list(campaign.characters.filter(pk__in=d["characters"]))
             if len(chosen) != len(set(d["characters"])):
                 raise DRFValidationError({"characters": "Characters of this campaign only."})
-        target = _run(
-            services.parse_target,
-            kind=d["kind"],
-            against=d["against"],
-            aptitude=d["aptitude"],
-            discipline=d["discipline"],
-            composite=d["composite"],
-        )
+        target = _target(d)
         call = _run(
             services.call_checks,
             user=request.user,
