@@ -23,7 +23,7 @@ from rest_framework.response import Response
 
 from checks import services
 from checks.models import Check, CheckCall, CheckRequest
-from checks.services import CheckConflict
+from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets import fields
 from sheets.http import signed_in
@@ -100,6 +100,20 @@ class TargetSerializer(fields.StrictSerializer):
         help_text="A test: DIF 5..50 or Casual, Moderate, Ambitious, Formidable, Supreme. "
         "A save: the opposing PRO 55..100 or Inept, Capable, Adept, Expert, Master."
     )
+
+
+def _target(data: dict[str, Any]) -> Target:
+    """What a body read by a :class:`TargetSerializer` asks to roll (a 400 naming the field
+    the rules refuse)."""
+    target: Target = _run(
+        services.parse_target,
+        kind=data["kind"],
+        against=data["against"],
+        aptitude=data["aptitude"],
+        discipline=data["discipline"],
+        composite=data["composite"],
+    )
+    return target
 
 
 class RollBody(TargetSerializer):
@@ -234,14 +248,26 @@ def _character(request: Request, pk: Any) -> Character:
 # --- Views ---------------------------------------------------------------------------------------
 
 
-class CheckViewSet(viewsets.GenericViewSet[Any]):
+class _ChecksViewSet(viewsets.GenericViewSet[Any]):
+    """What the checks endpoints share: signed-in users, bounded lists, and one body each."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
+
+    def body(self) -> dict[str, Any]:
+        """The request's body as ``serializer_class`` reads it, so the body parsed is the one
+        OPTIONS describes; a bad one answers 400 naming the field."""
+        serializer = self.get_serializer(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        data: dict[str, Any] = serializer.validated_data
+        return data
+
+
+class CheckViewSet(_ChecksViewSet):
     """Checks: read one, spend Fate on the latest, reveal a secret one (GM)."""
 
     serializer_class = FateBody  # the body it reads (and what OPTIONS describes)
     lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
-
-    permission_classes = [permissions.IsAuthenticated]
-    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     def get_queryset(self) -> QuerySet[Check]:
         return Check.objects.filter(
@@ -268,9 +294,7 @@ class CheckViewSet(viewsets.GenericViewSet[Any]):
     def fate(self, request: Request, pk: str) -> Response:
         """1 Fate re-rolls or revokes the campaign's latest check (its EXP and Fate undone)."""
         check = self._get(pk)
-        body = FateBody(data=request.data)
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
+        data = self.body()
         spender = check.campaign.characters.filter(pk=data["spender"]).first()
         if spender is None:
             raise DRFValidationError({"spender": "No such character in this campaign."})
@@ -295,28 +319,16 @@ class CheckViewSet(viewsets.GenericViewSet[Any]):
         return Response(_out(request, _run(services.reveal, user=request.user, check=check)))
 
 
-class CharacterCheckViewSet(viewsets.GenericViewSet[Any]):
+class CharacterCheckViewSet(_ChecksViewSet):
     """Roll a check for a character (yours; the GM: any)."""
 
     serializer_class = RollBody  # the body it reads (and what OPTIONS describes)
 
-    permission_classes = [permissions.IsAuthenticated]
-    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
-
     @extend_schema(request=RollBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request, character_pk: str) -> Response:
         character = _character(request, character_pk)
-        body = RollBody(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
-        target = _run(
-            services.parse_target,
-            kind=d["kind"],
-            against=d["against"],
-            aptitude=d["aptitude"],
-            discipline=d["discipline"],
-            composite=d["composite"],
-        )
+        d = self.body()
+        target = _target(d)
         check = _run(
             services.roll_check,
             user=request.user,
@@ -330,13 +342,10 @@ class CharacterCheckViewSet(viewsets.GenericViewSet[Any]):
         return Response(_out(request, check), status=status.HTTP_201_CREATED)
 
 
-class CampaignCheckViewSet(viewsets.GenericViewSet[Any]):
+class CampaignCheckViewSet(_ChecksViewSet):
     """A campaign's check log (newest first), and the GM's undo of the latest step."""
 
     serializer_class = EmptyBody  # the body it reads (and what OPTIONS describes)
-
-    permission_classes = [permissions.IsAuthenticated]
-    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     @extend_schema(responses=_responses(OpenApiResponse(description="The log.")))
     def list(self, request: Request, campaign_pk: str) -> Response:
@@ -357,14 +366,11 @@ class CampaignCheckViewSet(viewsets.GenericViewSet[Any]):
         return Response(_out(request, Check.objects.get(pk=check.pk)))
 
 
-class CheckCallViewSet(viewsets.GenericViewSet[Any]):
+class CheckCallViewSet(_ChecksViewSet):
     """The GM's calls for checks: make one, read its answers."""
 
     serializer_class = CallBody  # the body it reads (and what OPTIONS describes)
     lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
-
-    permission_classes = [permissions.IsAuthenticated]
-    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     def get_queryset(self) -> QuerySet[CheckCall]:
         return CheckCall.objects.filter(campaign__gm=signed_in(self.request.user)).select_related(
@@ -388,9 +394,7 @@ class CheckCallViewSet(viewsets.GenericViewSet[Any]):
 
     @extend_schema(request=CallBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request) -> Response:
-        body = CallBody(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
+        d = self.body()
         campaign = _campaign(request, d["campaign"])
         if d["everyone"]:
             chosen = list(
@@ -400,14 +404,7 @@ class CheckCallViewSet(viewsets.GenericViewSet[Any]):
             chosen = list(campaign.characters.filter(pk__in=d["characters"]))
             if len(chosen) != len(set(d["characters"])):
                 raise DRFValidationError({"characters": "Characters of this campaign only."})
-        target = _run(
-            services.parse_target,
-            kind=d["kind"],
-            against=d["against"],
-            aptitude=d["aptitude"],
-            discipline=d["discipline"],
-            composite=d["composite"],
-        )
+        target = _target(d)
         call = _run(
             services.call_checks,
             user=request.user,
@@ -420,14 +417,11 @@ class CheckCallViewSet(viewsets.GenericViewSet[Any]):
         return Response(call_data(call, request), status=status.HTTP_201_CREATED)
 
 
-class CheckRequestViewSet(viewsets.GenericViewSet[Any]):
+class CheckRequestViewSet(_ChecksViewSet):
     """The calls waiting for your characters, and your answer to one."""
 
     serializer_class = AnswerBody  # the body it reads (and what OPTIONS describes)
     lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
-
-    permission_classes = [permissions.IsAuthenticated]
-    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
 
     @extend_schema(responses=_responses(OpenApiResponse(description="")))
     def list(self, request: Request) -> Response:
@@ -456,9 +450,7 @@ class CheckRequestViewSet(viewsets.GenericViewSet[Any]):
         first = asked.first()
         if first is None or not first.character.is_visible_to(request.user):
             raise NotFound()
-        body = AnswerBody(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
+        d = self.body()
         check = _run(
             services.answer,
             user=request.user,
@@ -481,20 +473,15 @@ def _odds(asked: CheckRequest) -> dict[str, Any] | None:
     return {"pro": spec.pro, "dif": spec.dif, "counts": {d.value: n for d, n in counts.items()}}
 
 
-class ResourceViewSet(viewsets.GenericViewSet[Any]):
+class ResourceViewSet(_ChecksViewSet):
     """Spend or restore a character's Mana or Chi (yours; the GM: any)."""
 
     serializer_class = ResourceBody  # the body it reads (and what OPTIONS describes)
 
-    permission_classes = [permissions.IsAuthenticated]
-    pagination_class = None  # the lists are bounded (the newest 200 checks, 50 calls)
-
     @extend_schema(request=ResourceBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request, character_pk: str) -> Response:
         character = _character(request, character_pk)
-        body = ResourceBody(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
+        d = self.body()
         change = _run(
             services.change_resource,
             user=request.user,

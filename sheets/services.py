@@ -433,15 +433,16 @@ def _parse(model: type[models.Model], field: str, value: str) -> Any:
         raise ValidationError({field: exc.messages}) from None
 
 
-def add_row(*, character: Character, kind: str, data: dict[str, Any]) -> models.Model:
+def add_row(*, user: User, character: Character, kind: str, data: dict[str, Any]) -> models.Model:
     """Add a discipline, weapon or zone (``data``: a row form's cleaned data).
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM);
     ValidationError, with nothing saved, when the row breaks a rule or a constraint."""
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
     # A blank optional field (None) was not given: the model's default, or the armor table.
     given = {k: v for k, v in data.items() if k in EDITABLE_FIELDS[kind] and v is not None}
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         row = ROW_MODELS[kind](character=locked, **given)
         if isinstance(row, BodyZone):
             row.position = locked.zones.count()
@@ -454,19 +455,20 @@ def add_row(*, character: Character, kind: str, data: dict[str, Any]) -> models.
 
 
 def update_row(
-    *, character: Character, kind: str, row_id: int, data: dict[str, Any]
+    *, user: User, character: Character, kind: str, row_id: int, data: dict[str, Any]
 ) -> models.Model:
     """Change the given fields of a discipline, weapon or zone (``data``: a row serializer's
     validated data, only the fields sent). The row is read again under the character's lock
     and only the fields sent are written, so a concurrent change to another field (the GM's
     damage on ``wounds``, weapon wear, EXP marks) is never written back to an older value.
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM);
     ``ObjectDoesNotExist`` when the character or the row was deleted meanwhile;
     ``ValidationError``, with nothing saved, when the result breaks a rule or a constraint."""
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
     model = ROW_MODELS[kind]
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         row = model._default_manager.select_for_update().get(character=locked, pk=row_id)
         armor_type = getattr(row, "armor_type", None)
         fields = [k for k in data if k in EDITABLE_FIELDS[kind] or k == "position"]
@@ -482,23 +484,26 @@ def update_row(
     return row
 
 
-def delete_row(*, character: Character, kind: str, row_id: int) -> bool:
+def delete_row(*, user: User, character: Character, kind: str, row_id: int) -> bool:
+    """Delete a discipline, weapon or zone; False when it is already gone.
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM)."""
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         deleted, _ = ROW_MODELS[kind]._default_manager.filter(character=locked, pk=row_id).delete()
         if deleted:
             _rows_changed(locked)
     return deleted > 0
 
 
-def adjust_wounds(*, character: Character, zone_id: int, delta: int) -> BodyZone:
+def adjust_wounds(*, user: User, character: Character, zone_id: int, delta: int) -> BodyZone:
     """Add (delta > 0) or heal (delta < 0) wounds on a zone by hand. Vitality follows the
     wounds beyond BZF exactly as for a hit or healing (rules.engine.omg.take_damage / heal); the
-    first overflow records a grievous wound that calls for a Stamina test."""
+    first overflow records a grievous wound that calls for a Stamina test.
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM)."""
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         zone = BodyZone.objects.select_for_update().filter(character=locked, pk=zone_id).first()
         if zone is None:
             raise ValidationError({"zone": "That zone no longer exists."})

@@ -26,6 +26,7 @@ from rules.engine import RulesError
 from rules.engine.omg_data import APTITUDE_CHOICES
 from sheets import fields, randomness, services
 from sheets.api import shapes
+from sheets.http import signed_in
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.numbers import SheetNumbers, sheet_numbers
@@ -609,7 +610,10 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
         character = self._character(write=True)
         try:
             row = services.add_row(
-                character=character, kind=self.kind, data=serializer.validated_data
+                user=signed_in(self.request.user),
+                character=character,
+                kind=self.kind,
+                data=serializer.validated_data,
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
@@ -619,6 +623,7 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
         row = serializer.instance
         try:
             serializer.instance = services.update_row(
+                user=signed_in(self.request.user),
                 character=row.character,
                 kind=self.kind,
                 row_id=row.pk,
@@ -630,7 +635,12 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
             raise serializers.ValidationError(exc.message_dict) from exc
 
     def perform_destroy(self, instance: Any) -> None:
-        services.delete_row(character=instance.character, kind=self.kind, row_id=instance.pk)
+        services.delete_row(
+            user=signed_in(self.request.user),
+            character=instance.character,
+            kind=self.kind,
+            row_id=instance.pk,
+        )
 
 
 class DisciplineViewSet(CharacterRowViewSet):

@@ -173,7 +173,9 @@ def character_add_row(request: AuthedRequest, pk: int, kind: str) -> HttpRespons
     status = 200
     if form.is_valid():
         try:
-            services.add_row(character=character, kind=kind, data=form.cleaned_data)
+            services.add_row(
+                user=request.user, character=character, kind=kind, data=form.cleaned_data
+            )
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 for error in errors:
@@ -196,7 +198,7 @@ def character_delete_row(request: AuthedRequest, pk: int, kind: str, row_id: int
     if kind not in ROW_KINDS:
         raise Http404("No such section.")
     character = get_character_for_user(request, pk, write=True, rows=False)
-    services.delete_row(character=character, kind=kind, row_id=row_id)
+    services.delete_row(user=request.user, character=character, kind=kind, row_id=row_id)
     if not request.htmx:
         return redirect(character)
     context = sheet_context(request, _reload(character), kind=kind)
@@ -214,7 +216,7 @@ def character_wound(request: AuthedRequest, pk: int, zone_id: int) -> HttpRespon
         delta = 0
     delta = max(-1000, min(1000, delta))
     try:
-        services.adjust_wounds(character=character, zone_id=zone_id, delta=delta)
+        services.adjust_wounds(user=request.user, character=character, zone_id=zone_id, delta=delta)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     if not request.htmx:

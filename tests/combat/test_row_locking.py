@@ -157,7 +157,9 @@ def _sheet_edits(characters: list[Character], seed: int) -> Any:
             what = rng.choice(("adjust", "wounds", "fate"))
             if what == "adjust":
                 delta = rng.randint(1, 3)
-                sheet_services.adjust_wounds(character=character, zone_id=zone.pk, delta=delta)
+                sheet_services.adjust_wounds(
+                    user=character.owner, character=character, zone_id=zone.pk, delta=delta
+                )
                 added: tuple[Counter[int], int, int] = (ledger.wounds, zone.pk, delta)
             else:
                 while True:

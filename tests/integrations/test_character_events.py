@@ -102,8 +102,12 @@ def test_a_sheet_saved_with_its_rows_is_one_change(
     # One transaction, two edits of its rows and a save: one change.
     zone = ysolde.zones.get(name="chest")
     with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
-        services.update_row(character=ysolde, kind="zone", row_id=zone.pk, data={"wounds": 1})
-        services.update_row(character=ysolde, kind="zone", row_id=zone.pk, data={"arm": 1})
+        services.update_row(
+            user=ysolde.owner, character=ysolde, kind="zone", row_id=zone.pk, data={"wounds": 1}
+        )
+        services.update_row(
+            user=ysolde.owner, character=ysolde, kind="zone", row_id=zone.pk, data={"arm": 1}
+        )
         Character.objects.get(pk=ysolde.pk).save()
     ysolde.refresh_from_db()
     assert changes(receiver) == [r.json()["version"], ysolde.version]
@@ -117,10 +121,16 @@ def test_an_edit_rolled_back_sends_nothing(
         try:
             with transaction.atomic():
                 services.update_row(
-                    character=ysolde, kind="zone", row_id=zone.pk, data={"wounds": 1}
+                    user=ysolde.owner,
+                    character=ysolde,
+                    kind="zone",
+                    row_id=zone.pk,
+                    data={"wounds": 1},
                 )
                 raise RuntimeError("undone")
         except RuntimeError:
             pass
-        services.update_row(character=ysolde, kind="zone", row_id=zone.pk, data={"arm": 1})
+        services.update_row(
+            user=ysolde.owner, character=ysolde, kind="zone", row_id=zone.pk, data={"arm": 1}
+        )
     assert len(receiver.events) == 1  # the edit that stood, not the one rolled back

@@ -1449,8 +1449,10 @@ def test_it_keeps_django_admin_to_staff():
 
 
 def test_it_has_a_sizeable_matrix():
+    """The floors docs/security.md states, so its figures hold as routes are added."""
     cells = sum(len(e.methods) for e in MATRIX.values()) * len(ROLES)
-    assert cells > 1000
+    assert len(MATRIX) > 200
+    assert cells > 2000
 
 
 # --- Variations on the table ------------------------------------------------------------------
