@@ -50,8 +50,6 @@ def announce_calls(campaign: Campaign, asked: Iterable[tuple[int, int]]) -> None
         news.setdefault(campaign.gm_id, set()).add(call_event(call_id))
     if news:
         transaction.on_commit(
-            partial(
-                calls_changed.send_robust, sender=Campaign, campaign_id=campaign.pk, news=news
-            ),
+            partial(calls_changed.send_robust, sender=Campaign, campaign_id=campaign.pk, news=news),
             robust=True,
         )

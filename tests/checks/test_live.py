@@ -207,12 +207,15 @@ def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
 ):
     owner = listen(campaign.group_name(table.campaign.pk, table.owner.pk))
     player = listen(campaign.group_name(table.campaign.pk, table.player.pk))
-    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
-        with transaction.atomic():
-            services.call_checks(
-                user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
-            )
-            raise RuntimeError("the request failed after the service")
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        services.call_checks(
+            user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
+        )
+        raise RuntimeError("the request failed after the service")
     assert received(owner) == []
     with django_capture_on_commit_callbacks(execute=True):
         services.call_checks(
