@@ -49,9 +49,7 @@ def follow(page: Page, url: str) -> None:
     assert page.locator('[hx-trigger*="every"]').count() == 0, url
 
 
-def call(
-    gm: Page, base: str, campaign: Any, *, secret: bool, what: str, only: str = ""
-) -> None:
+def call(gm: Page, base: str, campaign: Any, *, secret: bool, what: str, only: str = "") -> None:
     gm.goto(f"{base}{reverse('checks:campaign_checks', args=[campaign.pk])}")
     form = gm.get_by_test_id("call-form")
     if only:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
-from channels.layers import get_channel_layer
+from channels.layers import channel_layers, get_channel_layer
 from django.db import transaction
 from django.test import AsyncClient
 from django.urls import reverse
@@ -21,11 +21,28 @@ from checks import services
 from checks.models import CheckCall
 from combat import services as combat_services
 from combat.live import campaign, push
+from tests.combat.test_live_multiprocess import redis_url
 from tests.factories import make_campaign, make_user
 
 HX = {"HTTP_HX_REQUEST": "true"}
 HELLO = b"event: hello\ndata: \n\n"
 QUIET = 0.5  # seconds a stream that should hear nothing is listened to
+
+
+@pytest.fixture(params=["in-memory", "redis"])
+def layer(request, settings):
+    """The streams on a laptop's in-memory channel layer, and on Redis as deployed (when the
+    test run has one: scripts/test.sh starts it for the PostgreSQL leg)."""
+    if request.param == "redis":
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [redis_url()]},
+            }
+        }
+    channel_layers.backends.clear()
+    yield request.param
+    channel_layers.backends.clear()
 
 
 def polled(page: str) -> list[str]:
@@ -66,7 +83,7 @@ def athletics() -> services.Target:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_call_reaches_the_asked_players_stream_only(table):
+def test_a_call_reaches_the_asked_players_stream_only(table, layer):
     # The asked player also plays in another campaign, whose stream is told nothing.
     elsewhere = make_campaign(make_user("other_gm"), players=(table.owner, table.player))
 
@@ -92,7 +109,7 @@ def test_a_call_reaches_the_asked_players_stream_only(table):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_secret_rolls_news_goes_to_the_gms_stream_and_no_players(client, table):
+def test_a_secret_rolls_news_goes_to_the_gms_stream_and_no_players(client, table, layer):
     call = services.call_checks(
         user=table.gm,
         campaign=table.campaign,
