@@ -20,7 +20,8 @@ from django.urls import reverse
 from checks import services
 from checks.models import CheckCall
 from combat import services as combat_services
-from combat.live import campaign, push
+from combat.live import campaign
+from tests.combat.test_live_feed import received
 from tests.combat.test_live_multiprocess import redis_url
 from tests.factories import make_campaign, make_user
 
@@ -202,21 +203,6 @@ def listen(group: str) -> str:
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(group, channel)
     return channel
-
-
-def received(channel: str) -> list[dict[str, Any]]:
-    layer = get_channel_layer()
-    assert push.flush_pushes()  # pushes go out off the request's thread
-
-    async def drain() -> list[dict[str, Any]]:
-        out = []
-        while True:
-            try:
-                out.append(await asyncio.wait_for(layer.receive(channel), 0.2))
-            except TimeoutError:
-                return out
-
-    return async_to_sync(drain)()
 
 
 def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
