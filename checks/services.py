@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.http import Http404
 
 from checks import signals
@@ -119,6 +119,12 @@ def require_gm(user: Any, campaign: Campaign) -> None:
     require_member(user, campaign)
     if not campaign.is_gm(user):
         raise PermissionDenied("Only the campaign's GM can do this.")
+
+
+def _tell(campaign: Campaign, asked: QuerySet[CheckRequest]) -> None:
+    """The open pages that show ``asked`` (the players' prompts, the GM's results) are told
+    to fetch them again once the transaction commits (signals.announce_calls)."""
+    signals.announce_calls(campaign, asked.values_list("call_id", "character__owner_id"))
 
 
 # --- The pieces of a roll ------------------------------------------------------------------
@@ -379,6 +385,7 @@ def spend_fate(
         current.fate_changes = undo
         current.save()
         if action == omg.FateAction.REVOKE:
+            _tell(campaign, CheckRequest.objects.filter(check_made=current))
             return current, None
         target = Target(
             current.kind,
@@ -403,6 +410,7 @@ def spend_fate(
             replaces=current,
         )
         CheckRequest.objects.filter(check_made=current).update(check_made=new)
+        _tell(campaign, CheckRequest.objects.filter(check_made=new))
         return current, new
 
 
@@ -422,8 +430,10 @@ def undo_latest(*, user: Any, campaign: Campaign) -> Check:
             raise CheckConflict("There is no roll to undo.")
         if revoked is not None and revoked.fate_seq and revoked.fate_seq > top.seq:
             _unrevoke(revoked)
+            _tell(campaign, CheckRequest.objects.filter(check_made=revoked))
             return revoked
         top = Check.objects.select_for_update().get(pk=top.pk)
+        _tell(campaign, CheckRequest.objects.filter(check_made=top))
         _revert(top.changes)
         top.status = Check.Status.UNDONE
         top.save(update_fields=["status"])
@@ -460,6 +470,7 @@ def reveal(*, user: Any, check: Check) -> Check:
             current.changes = _apply_effects(current)
         current.save()
         signals.announce(current)
+        _tell(check.campaign, CheckRequest.objects.filter(check_made=current))
         return current
 
 
@@ -497,6 +508,7 @@ def call_checks(
             note=note[:80],
         )
         CheckRequest.objects.bulk_create(CheckRequest(call=call, character=c) for c in chosen)
+        _tell(campaign, call.requests.all())
     return call
 
 
@@ -544,13 +556,16 @@ def answer(
         )
         current.check_made = check
         current.save(update_fields=["check_made"])
+        _tell(campaign, CheckRequest.objects.filter(pk=current.pk))
         return check
 
 
 def close_call(*, user: Any, call: CheckCall) -> CheckCall:
     require_gm(user, call.campaign)
-    call.closed = True
-    call.save(update_fields=["closed"])
+    with transaction.atomic():
+        call.closed = True
+        call.save(update_fields=["closed"])
+        _tell(call.campaign, call.requests.all())
     return call
 
 

@@ -2,8 +2,8 @@
 Fate and undo, the campaign's check log with the GM's calls, a player's prompts, Mana and Chi.
 
 Every action is a plain POST form that also works without JavaScript (it redirects); with htmx
-it answers with the partial it changed. The GM's results and the players' prompts refresh
-themselves every few seconds (htmx polling of a small partial)."""
+it answers with the partial it changed. The GM's results and the players' prompts are fetched
+again when the campaign's live stream says they changed (combat/live/campaign.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ DEGREE_ORDER = (
     omg.Degree.EPIC_FAILURE,
 )
 LOG_LENGTH = 50
-POLL = "every 3s"
 
 
 def _errors(exc: ValidationError) -> list[str]:
@@ -255,8 +254,6 @@ def _log_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
         "checks": checks,
         "resources": resources,
         "latest": services.latest(campaign),
-        "prompts": services.pending_requests(request.user, campaign),
-        "poll": POLL,
     }
     if is_gm:
         ctx.update(
@@ -354,15 +351,13 @@ def _call_context(call: CheckCall) -> dict[str, Any]:
         "requests": requests,
         "answered": len(answered),
         "succeeded": sum(1 for c in answered if c.success),
-        "poll": POLL,
-        "done": len(answered) == len(requests) or call.closed,
     }
 
 
 @login_required
 @require_safe
 def call_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """The GM's view of a call: each answer as it comes in (the results refresh themselves)."""
+    """The GM's view of a call: each answer as it comes in (fetched again on the live news)."""
     call = _get_call(request, pk)
     ctx = _call_context(call)
     if request.htmx:
@@ -435,13 +430,9 @@ def request_answer(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_safe
 def prompts(request: HttpRequest, pk: int) -> HttpResponse:
-    """The calls waiting for the viewer's characters (polled by the sheet and campaign pages)."""
+    """The calls waiting for the viewer's characters (the dock fetches them on the live news)."""
     campaign = get_campaign_for_user(request, pk)
-    ctx = {
-        "campaign": campaign,
-        "prompts": services.pending_requests(request.user, campaign),
-        "poll": POLL,
-    }
+    ctx = {"campaign": campaign, "prompts": services.pending_requests(request.user, campaign)}
     return render(request, "checks/_prompts.html", ctx)
 
 

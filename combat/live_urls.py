@@ -1,13 +1,14 @@
-"""The live feed of an encounter (server-sent events)."""
+"""The live feeds (server-sent events): an encounter's, and a campaign's for its checks."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from combat.live import stream
+from combat.live import campaign, stream
 
 app_name = "live"
 
 urlpatterns = [
     path("encounters/<int:pk>/events/", stream.encounter_stream, name="encounter_events"),
+    path("campaigns/<int:pk>/events/", campaign.campaign_stream, name="campaign_events"),
 ]

@@ -7,6 +7,8 @@
 - ``stream.py``: the SSE response of one viewer, opening it, refusing it while the channel layer
   is down, and announcing viewers coming and going (``PresenceNews``).
 - ``presence.py``: who is connected, in the cache; ``sse.py``: one server-sent event.
+- ``campaign.py``: the campaign's stream for checks outside combat (the GM's calls and their
+  answers), with the same opening rules; it tells pages what to fetch, and sends no content.
 
 The path of an event:
 

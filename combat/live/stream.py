@@ -117,7 +117,8 @@ _openings: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphor
 _openings = weakref.WeakKeyDictionary()
 
 
-def _opening() -> asyncio.Semaphore:
+def opening() -> asyncio.Semaphore:
+    """Held while a stream reads what it needs to open (:data:`OPENING_AT_ONCE`)."""
     loop = asyncio.get_running_loop()
     found = _openings.get(loop)
     if found is None:
@@ -152,7 +153,7 @@ def live_unavailable() -> HttpResponse:
 
 async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     """``GET /encounters/<pk>/events/``: the encounter's live feed for this viewer (SSE)."""
-    async with _opening():
+    async with opening():
         user, encounter = await sync_to_async(_open)(request, pk)
     if user is None or encounter is None:
         return HttpResponse("Log in to follow this encounter.", status=403)
@@ -168,13 +169,16 @@ async def stream_response(
     if not await feed.wait_subscribed(SUBSCRIBE_SECONDS):
         # The channel layer cannot be reached (Redis down): a stream now would hear nothing.
         return live_unavailable()
-    response = StreamingHttpResponse(
-        _stream(encounter, user, after), content_type="text/event-stream"
-    )
+    return sse_response(_stream(encounter, user, after))
+
+
+def sse_response(events: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    """The response of a stream that reads no database while it runs (its request's
+    connection went back when it opened: the broadcaster, or the channel layer, feeds it)."""
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
-    # Its request's connection went back in _open, and the stream reads nothing itself (the
-    # broadcaster does): config.db_pool need not hand a connection back after every chunk.
+    # config.db_pool need not hand a connection back after every chunk.
     response.reads_no_database = True  # type: ignore[attr-defined]  # read by config.db_pool
     return response
 

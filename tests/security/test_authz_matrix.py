@@ -810,6 +810,10 @@ MATRIX: dict[str, Entry] = {
         encounter, get=Rule(who(anonymous=403, player=OK, owner=OK, gm=OK))
     ),
     "combat:encounter_timer": entry(encounter, post=Rule(GM, body={"seconds": "60"})),
+    # The campaign's feed for checks: its GM and players (each hears only their own news).
+    "live:campaign_events": entry(
+        campaign, get=Rule(who(anonymous=403, player=OK, owner=OK, gm=OK))
+    ),
     # --- The table display: the GM manages its link; the link alone opens the display --------
     "display:link_make": entry(campaign, post=Rule(GM)),
     "display:link_revoke": entry(campaign, post=Rule(GM, setup=display_link)),

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.django_db
 #: Pages that stream or download instead of rendering HTML (checked elsewhere).
 NOT_HTML = {
     "live:encounter_events",
+    "live:campaign_events",
     "display:events",
     "sheets:character_export",
     "logout",

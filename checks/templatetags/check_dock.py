@@ -1,0 +1,26 @@
+"""``{% check_dock campaign %}``: the calls waiting for the viewer's characters, kept live by
+the campaign's stream (combat/live/campaign.py), on every page a player is at when the GM
+calls: the campaign's pages, the sheet, the fight."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from checks.services import pending_requests
+from sheets.models import Campaign
+
+register = template.Library()
+
+
+@register.inclusion_tag("checks/_dock.html", takes_context=True)
+def check_dock(context: template.Context, campaign: Campaign) -> dict[str, Any]:
+    user = context["user"]
+    # Only the campaign's GM and players may open its stream (anyone else is answered 404).
+    member = campaign.is_gm(user) or campaign.is_member(user)
+    return {
+        "campaign": campaign,
+        "member": member,
+        "prompts": pending_requests(user, campaign) if member else [],
+    }

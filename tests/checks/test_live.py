@@ -1,0 +1,258 @@
+"""The campaign's live feed for checks: the GM's call reaches the asked players' open streams
+(and no one else's), an answer the GM's; a secret roll's result goes to no player's stream;
+the pages a player is at follow the stream instead of polling."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import channel_layers, get_channel_layer
+from django.db import transaction
+from django.test import AsyncClient
+from django.urls import reverse
+
+from checks import services
+from checks.models import CheckCall
+from combat import services as combat_services
+from combat.live import campaign
+from tests.combat.test_live_feed import received
+from tests.combat.test_live_multiprocess import redis_url
+from tests.factories import make_campaign, make_user
+
+HX = {"HTTP_HX_REQUEST": "true"}
+HELLO = b"event: hello\ndata: \n\n"
+QUIET = 0.5  # seconds a stream that should hear nothing is listened to
+
+
+@pytest.fixture(params=["in-memory", "redis"])
+def layer(request, settings):
+    """The streams on a laptop's in-memory channel layer, and on Redis as deployed (when the
+    test run has one: scripts/test.sh starts it for the PostgreSQL leg)."""
+    if request.param == "redis":
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [redis_url()]},
+            }
+        }
+    channel_layers.backends.clear()
+    yield request.param
+    channel_layers.backends.clear()
+
+
+def polled(page: str) -> list[str]:
+    return [t for t in re.findall(r'hx-trigger="([^"]*)"', page) if "every" in t]
+
+
+def events_url(campaign_id: int) -> str:
+    return reverse("live:campaign_events", args=[campaign_id])
+
+
+async def open_stream(user: Any, campaign_id: int) -> AsyncIterator[bytes]:
+    client = AsyncClient()
+    await client.aforce_login(user)
+    response = await client.get(events_url(campaign_id))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
+    chunks = aiter(response.streaming_content)  # type: ignore[attr-defined]  # a streaming response
+    assert await asyncio.wait_for(anext(chunks), 5) == HELLO
+    return chunks
+
+
+async def heard(chunks: AsyncIterator[bytes]) -> str:
+    return (await asyncio.wait_for(anext(chunks), 5)).decode()
+
+
+async def silent(chunks: AsyncIterator[bytes]) -> bool:
+    """Whether the stream says nothing for QUIET seconds (it ends then: the wait is cancelled,
+    as a closing page cancels it)."""
+    try:
+        await asyncio.wait_for(anext(chunks), QUIET)
+    except TimeoutError:
+        return True
+    return False
+
+
+def athletics() -> services.Target:
+    return services.parse_target(kind="discipline", discipline="Athletics", against="Ambitious")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_reaches_the_asked_players_stream_only(table, layer):
+    # The asked player also plays in another campaign, whose stream is told nothing.
+    elsewhere = make_campaign(make_user("other_gm"), players=(table.owner, table.player))
+
+    async def scenario() -> dict[str, Any]:
+        asked = await open_stream(table.owner, table.campaign.pk)
+        unasked = await open_stream(table.player, table.campaign.pk)
+        other_campaign = await open_stream(table.owner, elsewhere.pk)
+        gm = await open_stream(table.gm, table.campaign.pk)
+        call = await sync_to_async(services.call_checks)(
+            user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
+        )
+        out = {"call": call, "asked": await heard(asked), "gm": await heard(gm)}
+        out["unasked"] = await silent(unasked)
+        out["other_campaign"] = await silent(other_campaign)
+        for chunks in (asked, gm):
+            await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
+        return out
+
+    out = async_to_sync(scenario)()
+    assert out["asked"] == "event: prompts\ndata: \n\n"
+    assert out["gm"] == f"event: call-{out['call'].pk}\ndata: \n\n"
+    assert out["unasked"] and out["other_campaign"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_secret_rolls_news_goes_to_the_gms_stream_and_no_players(client, table, layer):
+    call = services.call_checks(
+        user=table.gm,
+        campaign=table.campaign,
+        characters=[table.ysolde, table.bram],
+        target=athletics(),
+        secret=True,
+    )
+
+    async def scenario() -> dict[str, Any]:
+        gm = await open_stream(table.gm, table.campaign.pk)
+        roller = await open_stream(table.owner, table.campaign.pk)
+        other = await open_stream(table.player, table.campaign.pk)
+        asked = await sync_to_async(call.requests.get)(character=table.ysolde)
+        check = await sync_to_async(services.answer)(
+            user=table.owner, request=asked, rng=random.Random(3)
+        )
+        out = {"check": check, "gm": await heard(gm), "roller": await heard(roller)}
+        out["other"] = await silent(other)
+        out["roller_after"] = await silent(roller)
+        await gm.aclose()  # type: ignore[attr-defined]  # an async generator
+        return out
+
+    out = async_to_sync(scenario)()
+    # The GM's page of the call is told an answer came in, and fetches it.
+    assert out["gm"] == f"event: call-{call.pk}\ndata: \n\n"
+    client.force_login(table.gm)
+    results = client.get(reverse("checks:call_detail", args=[call.pk]), **HX).content.decode()
+    assert out["check"].degree_label in results
+    # The roller's pages only hear that their prompt is gone; the other player hears nothing.
+    assert out["roller"] == "event: prompts\ndata: \n\n"
+    assert out["roller_after"] and out["other"]
+    client.force_login(table.owner)
+    assert client.get(reverse("checks:call_detail", args=[call.pk])).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_gm_hears_each_answer_and_the_players_a_closed_call(table):
+    call = services.call_checks(
+        user=table.gm,
+        campaign=table.campaign,
+        characters=[table.ysolde, table.bram],
+        target=athletics(),
+    )
+
+    async def scenario() -> list[str]:
+        gm = await open_stream(table.gm, table.campaign.pk)
+        bram = await open_stream(table.player, table.campaign.pk)
+        asked = await sync_to_async(call.requests.get)(character=table.ysolde)
+        await sync_to_async(services.answer)(
+            user=table.gm, request=asked, rng=random.Random(1), roll=40
+        )
+        answered = await heard(gm)
+        await sync_to_async(services.close_call)(user=table.gm, call=call)
+        out = [answered, await heard(gm), await heard(bram)]
+        for chunks in (gm, bram):
+            await chunks.aclose()  # type: ignore[attr-defined]  # an async generator
+        return out
+
+    answered, closed, prompt_gone = async_to_sync(scenario)()
+    assert answered == closed == f"event: call-{call.pk}\ndata: \n\n"
+    assert prompt_gone == "event: prompts\ndata: \n\n"
+
+
+def test_outsiders_and_anonymous_get_no_stream(client, table):
+    url = events_url(table.campaign.pk)
+    assert client.get(url).status_code == 403
+    client.force_login(table.outsider)
+    assert client.get(url).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_is_refused_with_503_while_the_channel_layer_is_down(table, monkeypatch):
+    async def down(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("Redis is restarting")
+
+    monkeypatch.setattr(get_channel_layer(), "group_add", down)
+
+    async def scenario() -> Any:
+        client = AsyncClient()
+        await client.aforce_login(table.owner)
+        return await client.get(events_url(table.campaign.pk))
+
+    response = async_to_sync(scenario)()
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+
+
+def listen(group: str) -> str:
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(group, channel)
+    return channel
+
+
+def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
+    table, django_capture_on_commit_callbacks
+):
+    owner = listen(campaign.group_name(table.campaign.pk, table.owner.pk))
+    player = listen(campaign.group_name(table.campaign.pk, table.player.pk))
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        services.call_checks(
+            user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
+        )
+        raise RuntimeError("the request failed after the service")
+    assert received(owner) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        services.call_checks(
+            user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
+        )
+    assert received(owner) == [{"type": campaign.NEWS, "events": ["prompts"]}]
+    assert received(player) == []
+
+
+def test_the_pages_a_player_is_at_follow_the_stream_and_do_not_poll(client, table):
+    encounter, _ = combat_services.create_encounter(
+        campaign=table.campaign, name="Ambush", actor=table.gm
+    )
+    services.call_checks(
+        user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
+    )
+    client.force_login(table.owner)
+    stream = events_url(table.campaign.pk)
+    for url in (
+        table.campaign.get_absolute_url(),
+        reverse("checks:campaign_checks", args=[table.campaign.pk]),
+        table.ysolde.get_absolute_url(),
+        encounter.get_absolute_url(),
+    ):
+        page = client.get(url).content.decode()
+        assert f'sse-connect="{stream}"' in page, url
+        assert 'hx-trigger="sse:hello, sse:prompts, refresh"' in page, url
+        # The prompt is on the page as it opens, for a browser without JavaScript too.
+        assert "The GM asks Ysolde Varr for a check" in page, url
+        assert not polled(page), url
+    # The GM's page of a call: its results are fetched on the call's own news.
+    client.force_login(table.gm)
+    call = CheckCall.objects.get()
+    page = client.get(reverse("checks:call_detail", args=[call.pk])).content.decode()
+    assert f'sse-connect="{stream}"' in page
+    assert f'hx-trigger="sse:hello, sse:call-{call.pk}, refresh"' in page
+    assert not polled(page)
