@@ -155,7 +155,7 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
         campaign = self.get_object()
         try:
             results = services.rest_campaign(
-                user=request.user, campaign=campaign, rng=randomness.server_rng()
+                user=signed_in(request.user), campaign=campaign, rng=randomness.server_rng()
             )
         except RulesError as exc:
             raise RestRefused(f"No one rested. {exc}") from exc
@@ -180,7 +180,9 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
         payload = RemovePlayerSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         if not services.remove_player(
-            user=request.user, campaign=campaign, user_id=payload.validated_data["user_id"]
+            user=signed_in(request.user),
+            campaign=campaign,
+            user_id=payload.validated_data["user_id"],
         ):
             raise serializers.ValidationError({"user_id": ["That user is not in this campaign."]})
         return Response(self.get_serializer(self.get_queryset().get(pk=campaign.pk)).data)

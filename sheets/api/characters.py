@@ -384,7 +384,7 @@ class CharacterWorkflowActions:
         character = self.get_object()
         try:
             result = services.daily_rest(
-                user=request.user, character=character, rng=randomness.server_rng()
+                user=signed_in(request.user), character=character, rng=randomness.server_rng()
             )
         except RulesError as exc:
             raise RestRefused(f"No rest: {exc}") from exc
@@ -402,7 +402,9 @@ class CharacterWorkflowActions:
         payload.is_valid(raise_exception=True)
         try:
             services.buy_aptitude_raise(
-                user=request.user, character=character, aptitude=payload.validated_data["aptitude"]
+                user=signed_in(request.user),
+                character=character,
+                aptitude=payload.validated_data["aptitude"],
             )
         except RulesError as exc:
             raise serializers.ValidationError({"aptitude": [str(exc)]}) from exc
@@ -417,7 +419,7 @@ class CharacterWorkflowActions:
         payload = ReserveRollSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         value = services.roll_reserve(
-            user=request.user,
+            user=signed_in(request.user),
             character=character,
             rng=randomness.server_rng(),
             roll=payload.validated_data.get("roll"),
@@ -436,7 +438,7 @@ class CharacterWorkflowActions:
         payload.is_valid(raise_exception=True)
         try:
             result = services.reserve_call(
-                user=request.user,
+                user=signed_in(request.user),
                 character=character,
                 keep_reserve=payload.validated_data["keep_reserve"],
                 rng=randomness.server_rng(),
@@ -571,7 +573,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
             raise serializers.ValidationError(exc.message_dict) from exc
 
     def perform_destroy(self, instance: Character) -> None:
-        if not services.delete_character(user=self.request.user, character=instance):
+        if not services.delete_character(user=signed_in(self.request.user), character=instance):
             raise NotFound(DELETED_MEANWHILE)
 
     def handle_exception(self, exc: Exception) -> Response:

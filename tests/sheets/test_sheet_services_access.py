@@ -169,12 +169,9 @@ def test_it_lets_the_gm_and_a_player_make_a_sheet(played, table, call, who):
 
 @pytest.mark.parametrize("field", ["is_npc", "revealed"])
 def test_it_leaves_npcs_to_the_gm(table, field):
+    flag: dict[str, Any] = {field: True}
     with pytest.raises(PermissionDenied):
-        services.create_character(
-            campaign=table.campaign, owner=table.player, name="Spy", **{field: True}
-        )
+        services.create_character(campaign=table.campaign, owner=table.player, name="Spy", **flag)
     assert not Character.objects.filter(name="Spy").exists()
-    spy = services.create_character(
-        campaign=table.campaign, owner=table.gm, name="Spy", **{field: True}
-    )
+    spy = services.create_character(campaign=table.campaign, owner=table.gm, name="Spy", **flag)
     assert getattr(spy, field)
