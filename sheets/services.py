@@ -747,11 +747,16 @@ def rest_campaign(
     Each character comes with its rest, in id order (two may share a name).
     Raises RulesError naming the character whose rest the rules refuse; nothing is saved.
     ``PermissionDenied`` unless ``user`` is the campaign's GM."""
-    if not campaign.is_gm(user):
-        raise PermissionDenied("Only the campaign's GM rests the whole table.")
-    results = []
+    results: list[tuple[Character, omg.RestResult]] = []
     with transaction.atomic():
-        for character in campaign.characters.order_by("pk"):
+        # Who runs the table is decided on its row as it is now (a handover changes it), held
+        # while the table rests: the campaign before its sheets, as the checks lock them.
+        locked = Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        if locked is None:
+            return results
+        if not locked.is_gm(user):
+            raise PermissionDenied("Only the campaign's GM rests the whole table.")
+        for character in locked.characters.order_by("pk"):
             try:
                 results.append((character, daily_rest(user=user, character=character, rng=rng)))
             except RulesError as exc:

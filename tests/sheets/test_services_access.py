@@ -16,7 +16,7 @@ from django.core.exceptions import PermissionDenied
 
 from rules.engine import omg
 from sheets import services
-from sheets.models import BodyZone, Character, Discipline, Membership, Weapon
+from sheets.models import BodyZone, Campaign, Character, Discipline, Membership, Weapon
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -178,3 +178,17 @@ def test_it_lets_the_owner_the_gm_and_the_players_act(played, table, call, who):
     assert state(played) != before
     if call in SHEET and call is not delete:
         assert Character.objects.get(pk=played.pk).version == version + 1
+
+
+def test_it_asks_the_campaign_as_it_is_now_who_runs_the_table(played, table):
+    """A handover between the caller's read and the rest: the former GM, now a player whose
+    own sheet is the only one, is refused."""
+    campaign = played.campaign
+    Membership.objects.filter(campaign=campaign, user=table.player).delete()
+    Membership.objects.create(campaign=campaign, user=table.gm)
+    Campaign.objects.filter(pk=campaign.pk).update(gm=table.player)
+    Character.objects.filter(pk=played.pk).update(owner=table.gm)
+    before = state(played)
+    with pytest.raises(PermissionDenied):
+        rest_campaign(table.gm, played)
+    assert state(played) == before
