@@ -58,8 +58,11 @@ def join_campaign(*, user: User, code: str) -> tuple[Campaign, bool]:
     return campaign, created
 
 
-def remove_player(*, campaign: Campaign, user_id: int) -> bool:
-    """Remove a player from the campaign. Returns False when they were not a player."""
+def remove_player(*, user: User, campaign: Campaign, user_id: int) -> bool:
+    """Remove the player ``user_id`` from the campaign. Returns False when they were not a
+    player. ``user`` is the campaign's GM, or the player leaving; else ``PermissionDenied``."""
+    if not campaign.is_gm(user) and user.pk != user_id:
+        raise PermissionDenied("Only the campaign's GM removes its players.")
     deleted, _ = Membership.objects.filter(campaign=campaign, user_id=user_id).delete()
     return deleted > 0
 
@@ -156,7 +159,12 @@ def create_character(
     **fields: Any,
 ) -> Character:
     """A new sheet with the default body zones and full Vitality, Mana and Chi. BZF follows the
-    weight unless it was rolled or given (an imported sheet keeps the BZF it had)."""
+    weight unless it was rolled or given (an imported sheet keeps the BZF it had).
+    ``owner`` makes it: the campaign's GM, or one of its players for a sheet that is not an
+    NPC nor shown as one; else ``PermissionDenied``, with nothing saved."""
+    gm_only = is_npc or any(fields.get(k) for k in GM_FIELDS)
+    if not campaign.is_gm(owner) and (gm_only or not campaign.is_member(owner)):
+        raise PermissionDenied("Only the campaign's GM and players make its characters.")
     with transaction.atomic():
         character = Character(campaign=campaign, owner=owner, name=name, is_npc=is_npc, **fields)
         if "bzf" not in fields:
@@ -173,14 +181,16 @@ def create_character(
     return character
 
 
-def delete_character(*, character: Character) -> bool:
+def delete_character(*, user: User, character: Character) -> bool:
     """Delete a sheet with its rows; False when it is already gone. The sheet is locked first,
     as every write to it locks it before its rows: deleting the rows first took their locks in
     the opposite order and deadlocked with a write in progress (which then finishes first, and
-    the rows it added go with the sheet)."""
+    the rows it added go with the sheet). ``PermissionDenied`` unless ``user`` may change the
+    sheet (its owner, the GM)."""
     with transaction.atomic():
-        locked = Character.objects.select_for_update().filter(pk=character.pk).first()
-        if locked is None:
+        try:
+            locked = _lock_for_writer(character, user)
+        except Character.DoesNotExist:
             return False
         locked.delete()
     return True
@@ -333,10 +343,6 @@ def _new_character(
     """A sheet made from a document: :func:`create_character` with the rows it brings."""
     fields = dict(values)
     campaign: Campaign = fields.pop("campaign")
-    if not campaign.is_member(user) or (
-        any(fields.get(k) for k in GM_FIELDS) and not campaign.is_gm(user)
-    ):
-        raise PermissionDenied("Only the campaign's GM and players make its characters.")
     rows = rows or {}
     with transaction.atomic():
         character = create_character(
@@ -552,7 +558,8 @@ def create_from_build(
     """A character from the creation rules: aptitudes from one of the three methods (their
     sixes already turned into Fate), the archetype's free ranks plus the 7 points
     (rules.engine.omg.validate_creation), BZF from the weight or rolled 6+2d6, and today's ITV.
-    Raises rules.RulesError for a build the rules refuse; nothing is saved then."""
+    Raises rules.RulesError for a build the rules refuse, ``PermissionDenied`` when ``owner``
+    may not make it (:func:`create_character`); nothing is saved then."""
     summary = omg.validate_creation(archetype, ranks, weapon_category=weapon_category)
     if weight:
         bzf, rolled = omg.bzf_from_weight(weight), False
@@ -635,12 +642,13 @@ def guess_aptitude(discipline: str) -> str:
     return "SVY"
 
 
-def daily_rest(*, character: Character, rng: random.Random) -> omg.RestResult:
+def daily_rest(*, user: User, character: Character, rng: random.Random) -> omg.RestResult:
     """The daily rest on a sheet: EXP marks raise their disciplines (max 5), aptitude raises
     bought with Fate apply, ITV is rerolled, Mana and Chi refill. Raises RulesError, with
-    nothing saved, for stored data the rules refuse (a pending raise of no known aptitude)."""
+    nothing saved, for stored data the rules refuse (a pending raise of no known aptitude).
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM)."""
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         disciplines = list(locked.disciplines.select_for_update())
         state = omg.RestState(
             aptitudes_of(locked),
@@ -665,10 +673,11 @@ def daily_rest(*, character: Character, rng: random.Random) -> omg.RestResult:
     return result
 
 
-def buy_aptitude_raise(*, character: Character, aptitude: str) -> Character:
-    """Spend 3 Fate for +1 on an aptitude at the next rest (rules.engine.omg.buy_aptitude_raise)."""
+def buy_aptitude_raise(*, user: User, character: Character, aptitude: str) -> Character:
+    """Spend 3 Fate for +1 on an aptitude at the next rest (rules.engine.omg.buy_aptitude_raise).
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM)."""
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         state = omg.buy_aptitude_raise(
             omg.RestState(
                 aptitudes_of(locked),
@@ -684,13 +693,16 @@ def buy_aptitude_raise(*, character: Character, aptitude: str) -> Character:
     return locked
 
 
-def roll_reserve(*, character: Character, rng: random.Random, roll: int | None = None) -> int:
-    """Roll (or record a typed) d100 as the sheet's RSV."""
+def roll_reserve(
+    *, user: User, character: Character, rng: random.Random, roll: int | None = None
+) -> int:
+    """Roll (or record a typed) d100 as the sheet's RSV.
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM)."""
     value = roll if roll is not None else rng.randint(1, 100)
     if not 1 <= value <= 100:
         raise ValidationError({"roll": "A d100 roll is 1 to 100 (100 for 00)."})
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         locked.rsv = value
         locked.version += 1
         locked.save(update_fields=["rsv", "version", "updated_at"])
@@ -698,13 +710,19 @@ def roll_reserve(*, character: Character, rng: random.Random, roll: int | None =
 
 
 def reserve_call(
-    *, character: Character, keep_reserve: bool, rng: random.Random, roll: int | None = None
+    *,
+    user: User,
+    character: Character,
+    keep_reserve: bool,
+    rng: random.Random,
+    roll: int | None = None,
 ) -> omg.ReserveResult:
     """The GM calls a reserve roll: a new d100 is rolled (or typed); the player uses it, or uses
-    RSV and stores the new roll as the RSV (rules.engine.omg.reserve_roll)."""
+    RSV and stores the new roll as the RSV (rules.engine.omg.reserve_roll).
+    ``PermissionDenied`` unless ``user`` may change the sheet (its owner, the GM)."""
     value = roll if roll is not None else rng.randint(1, 100)
     with transaction.atomic():
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = _lock_for_writer(character, user)
         if locked.rsv is None:
             raise ValidationError({"rsv": "This sheet has no reserve roll yet: roll RSV first."})
         try:
@@ -718,7 +736,7 @@ def reserve_call(
 
 
 def rest_campaign(
-    *, campaign: Campaign, rng: random.Random
+    *, user: User, campaign: Campaign, rng: random.Random
 ) -> list[tuple[Character, omg.RestResult]]:
     """The GM's daily rest for every character of the campaign, all or nothing: one
     transaction around them all. A day passes for the whole table; with a transaction each,
@@ -727,12 +745,20 @@ def rest_campaign(
     as the combat services lock theirs: a fight's action holding one makes this wait for it,
     never deadlock with it.
     Each character comes with its rest, in id order (two may share a name).
-    Raises RulesError naming the character whose rest the rules refuse; nothing is saved."""
-    results = []
+    Raises RulesError naming the character whose rest the rules refuse; nothing is saved.
+    ``PermissionDenied`` unless ``user`` is the campaign's GM."""
+    results: list[tuple[Character, omg.RestResult]] = []
     with transaction.atomic():
-        for character in campaign.characters.order_by("pk"):
+        # Who runs the table is decided on its row as it is now (a handover changes it), held
+        # while the table rests: the campaign before its sheets, as the checks lock them.
+        locked = Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        if locked is None:
+            return results
+        if not locked.is_gm(user):
+            raise PermissionDenied("Only the campaign's GM rests the whole table.")
+        for character in locked.characters.order_by("pk"):
             try:
-                results.append((character, daily_rest(character=character, rng=rng)))
+                results.append((character, daily_rest(user=user, character=character, rng=rng)))
             except RulesError as exc:
                 raise RulesError(f"{character.name}: {exc}") from exc
     return results

@@ -154,7 +154,9 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
         """The daily rest for every character of the campaign (GM only), all or nothing."""
         campaign = self.get_object()
         try:
-            results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
+            results = services.rest_campaign(
+                user=signed_in(request.user), campaign=campaign, rng=randomness.server_rng()
+            )
         except RulesError as exc:
             raise RestRefused(f"No one rested. {exc}") from exc
         return Response(
@@ -177,6 +179,10 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
         campaign = self.get_object()
         payload = RemovePlayerSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        if not services.remove_player(campaign=campaign, user_id=payload.validated_data["user_id"]):
+        if not services.remove_player(
+            user=signed_in(request.user),
+            campaign=campaign,
+            user_id=payload.validated_data["user_id"],
+        ):
             raise serializers.ValidationError({"user_id": ["That user is not in this campaign."]})
         return Response(self.get_serializer(self.get_queryset().get(pk=campaign.pk)).data)

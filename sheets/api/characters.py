@@ -383,7 +383,9 @@ class CharacterWorkflowActions:
         rerolled, Mana and Chi refill."""
         character = self.get_object()
         try:
-            result = services.daily_rest(character=character, rng=randomness.server_rng())
+            result = services.daily_rest(
+                user=signed_in(request.user), character=character, rng=randomness.server_rng()
+            )
         except RulesError as exc:
             raise RestRefused(f"No rest: {exc}") from exc
         return Response(rest_payload(result))
@@ -400,7 +402,9 @@ class CharacterWorkflowActions:
         payload.is_valid(raise_exception=True)
         try:
             services.buy_aptitude_raise(
-                character=character, aptitude=payload.validated_data["aptitude"]
+                user=signed_in(request.user),
+                character=character,
+                aptitude=payload.validated_data["aptitude"],
             )
         except RulesError as exc:
             raise serializers.ValidationError({"aptitude": [str(exc)]}) from exc
@@ -415,6 +419,7 @@ class CharacterWorkflowActions:
         payload = ReserveRollSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         value = services.roll_reserve(
+            user=signed_in(request.user),
             character=character,
             rng=randomness.server_rng(),
             roll=payload.validated_data.get("roll"),
@@ -433,6 +438,7 @@ class CharacterWorkflowActions:
         payload.is_valid(raise_exception=True)
         try:
             result = services.reserve_call(
+                user=signed_in(request.user),
                 character=character,
                 keep_reserve=payload.validated_data["keep_reserve"],
                 rng=randomness.server_rng(),
@@ -567,7 +573,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
             raise serializers.ValidationError(exc.message_dict) from exc
 
     def perform_destroy(self, instance: Character) -> None:
-        if not services.delete_character(character=instance):
+        if not services.delete_character(user=signed_in(self.request.user), character=instance):
             raise NotFound(DELETED_MEANWHILE)
 
     def handle_exception(self, exc: Exception) -> Response:

@@ -101,7 +101,7 @@ def campaign_regenerate_code(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_POST
 def campaign_remove_player(request: AuthedRequest, pk: int, user_id: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
-    removed = services.remove_player(campaign=campaign, user_id=user_id)
+    removed = services.remove_player(user=request.user, campaign=campaign, user_id=user_id)
     if request.htmx:
         return render(
             request, "sheets/campaign_detail.html#players", _campaign_context(request, campaign)
@@ -120,7 +120,7 @@ def campaign_leave(request: AuthedRequest, pk: int) -> HttpResponse:
     if campaign.is_gm(request.user):
         messages.error(request, "You run this campaign; delete it instead of leaving it.")
         return redirect(campaign)
-    services.remove_player(campaign=campaign, user_id=request.user.pk)
+    services.remove_player(user=request.user, campaign=campaign, user_id=request.user.pk)
     messages.success(request, f"You left “{campaign.name}”.")
     return redirect("sheets:dashboard")
 
@@ -155,7 +155,9 @@ def campaign_rest(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM's daily rest for every character in the campaign; the changes are listed."""
     campaign = get_campaign_for_user(request, pk, write=True)
     try:
-        results = services.rest_campaign(campaign=campaign, rng=randomness.server_rng())
+        results = services.rest_campaign(
+            user=request.user, campaign=campaign, rng=randomness.server_rng()
+        )
     except RulesError as exc:
         messages.error(request, f"No one rested. {exc}")
         return redirect(campaign)

@@ -229,7 +229,7 @@ def character_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk, write=True)
     if request.method == "POST":
         campaign = character.campaign
-        services.delete_character(character=character)
+        services.delete_character(user=request.user, character=character)
         messages.success(request, f"{character.name} was deleted.")
         return redirect(campaign)
     return render(request, "sheets/character_confirm_delete.html", {"character": character})
@@ -332,7 +332,9 @@ def character_rest(request: AuthedRequest, pk: int) -> HttpResponse:
     """The daily rest (owner or GM)."""
     character = get_character_for_user(request, pk, write=True)
     try:
-        result = services.daily_rest(character=character, rng=randomness.server_rng())
+        result = services.daily_rest(
+            user=request.user, character=character, rng=randomness.server_rng()
+        )
     except RulesError as exc:
         messages.error(request, f"No rest: {exc}")
         return redirect(character)
@@ -374,7 +376,9 @@ def character_buy_raise(request: AuthedRequest, pk: int) -> HttpResponse:
     """Spend 3 Fate on +1 to an aptitude at the next rest."""
     character = get_character_for_user(request, pk, write=True)
     try:
-        services.buy_aptitude_raise(character=character, aptitude=request.POST.get("aptitude", ""))
+        services.buy_aptitude_raise(
+            user=request.user, character=character, aptitude=request.POST.get("aptitude", "")
+        )
     except RulesError as exc:
         messages.error(request, str(exc))
     else:
@@ -514,7 +518,9 @@ def character_reserve(request: AuthedRequest, pk: int) -> HttpResponse:
     key = reserve_call_key(character)
     try:
         if mode == "roll":
-            value = services.roll_reserve(character=character, rng=rng, roll=roll)
+            value = services.roll_reserve(
+                user=request.user, character=character, rng=rng, roll=roll
+            )
             messages.success(request, f"RSV is now {value}.")
         elif mode == "call":
             if character.rsv is None:
@@ -530,7 +536,11 @@ def character_reserve(request: AuthedRequest, pk: int) -> HttpResponse:
                     "server's roll, then choose."
                 )
             result = services.reserve_call(
-                character=character, keep_reserve=mode == "keep", rng=rng, roll=roll
+                user=request.user,
+                character=character,
+                keep_reserve=mode == "keep",
+                rng=rng,
+                roll=roll,
             )
             request.session.pop(key, None)
             messages.success(request, f"Use {result.used}; RSV is now {result.rsv}.")

@@ -328,7 +328,7 @@ def test_the_daily_rest_refills_what_was_spent(table):
 
     y = table.fresh(table.ysolde)
     services.change_resource(user=table.owner, character=y, pool="chi", amount=-4, cost="CHI")
-    daily_rest(character=y, rng=random.Random(1))
+    daily_rest(user=y.owner, character=y, rng=random.Random(1))
     assert table.fresh(y).chi == y.maxima().chi
 
 

@@ -155,7 +155,9 @@ def test_a_service_refuses_a_former_player_given_rows_or_ids(fight, by_id):
         weapon=fight.weapon(fight.thug),
         actor=table.gm,
     )
-    assert sheet_services.remove_player(campaign=table.campaign, user_id=table.player.pk)
+    assert sheet_services.remove_player(
+        user=table.gm, campaign=table.campaign, user_id=table.player.pk
+    )
 
     def row(obj: Any) -> Any:
         return obj.pk if by_id else obj

@@ -49,7 +49,7 @@ def test_a_daily_rest_reads_as_a_sentence_not_its_key(
 ):
     bram = create_character(campaign=table.campaign, owner=table.player, name="Bram")
     with django_capture_on_commit_callbacks(execute=True):
-        daily_rest(character=bram, rng=random.Random(3))
+        daily_rest(user=bram.owner, character=bram, rng=random.Random(3))
     rested = [m for m in receiver.events if "rest" in m["content"]]
     assert [m["content"] for m in rested] == ["Bram took a daily rest."]
     assert "character.rested" not in json.dumps(rested)

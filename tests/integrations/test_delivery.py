@@ -279,7 +279,7 @@ def test_characters_created_changed_and_rested_but_not_a_secret_npc(
         bram.notes = "A sailor."
         bram.save()
     with django_capture_on_commit_callbacks(execute=True):
-        daily_rest(character=bram, rng=random.Random(3))
+        daily_rest(user=bram.owner, character=bram, rng=random.Random(3))
     with django_capture_on_commit_callbacks(execute=True):
         make_thug(table.campaign, table.gm)  # an NPC nobody has been shown
     types = [(e["type"], e["data"]["character"]["name"]) for e in receiver.events]

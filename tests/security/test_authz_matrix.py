@@ -1570,7 +1570,7 @@ def test_it_stops_the_live_feed_of_a_player_removed_from_the_campaign():
         response = await client.get(url)
         chunks = aiter(response.streaming_content)  # type: ignore[attr-defined]  # a streaming response
         assert (await anext(chunks)).startswith(b"event: hello")
-        await sync_to_async(remove_player)(campaign=w.campaign, user_id=w.player.pk)
+        await sync_to_async(remove_player)(user=w.gm, campaign=w.campaign, user_id=w.player.pk)
         await sync_to_async(combat.start_encounter)(encounter=encounter, actor=w.gm)
         try:
             after = (await asyncio.wait_for(anext(chunks), 3)).decode()

@@ -131,9 +131,11 @@ def test_the_workflows_say_a_sheet_deleted_meanwhile_does_not_exist(table):
     hero = _hero(table)
     Character.objects.filter(pk=hero.pk).delete()
     for workflow in (
-        lambda: services.daily_rest(character=hero, rng=random.Random(1)),
-        lambda: services.buy_aptitude_raise(character=hero, aptitude="SPD"),
-        lambda: services.roll_reserve(character=hero, rng=random.Random(1), roll=40),
+        lambda: services.daily_rest(user=hero.owner, character=hero, rng=random.Random(1)),
+        lambda: services.buy_aptitude_raise(user=hero.owner, character=hero, aptitude="SPD"),
+        lambda: services.roll_reserve(
+            user=hero.owner, character=hero, rng=random.Random(1), roll=40
+        ),
     ):
         with pytest.raises(Character.DoesNotExist):
             workflow()
