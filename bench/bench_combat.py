@@ -245,7 +245,7 @@ def api_strikes(
             f" = {api / floor:.2f}x the bare view (wall clock {api_wall / floor_wall:.2f}x)"
         )
         verdict = "PASS" if api / floor >= BAR else "SHORT"
-        print(f"the bar, {BAR:.2f}x the bare view:     {verdict} at {api / floor:.2f}x")
+        print(f"the bar, {BAR:.2f}x the bare view:     {verdict} at {api / floor:.3f}x")
         print(
             f"one-call strikes:                 {once:.0f} requests/s"
             f" = {once / floor:.2f}x the bare view,"
