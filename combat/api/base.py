@@ -1,12 +1,15 @@
 """What the combat API views share: the 409 and 400 errors, running a service, who may change
-an encounter, hidden participants, documented responses."""
+an encounter, hidden participants, documented responses, serializers whose fields are built
+once."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from django.db.models import Model
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import permissions, status
+from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 
@@ -52,6 +55,29 @@ def documented_responses(ok: Any, code: int = 200) -> dict[int, Any]:
         404: OpenApiResponse(description="No such object, or not in your campaigns."),
         409: OpenApiResponse(description="Someone else acted first; nothing was done."),
     }
+
+
+# --- Serializers ---------------------------------------------------------------------------
+
+
+# A ModelSerializer whose fields are built from its model once per class, not once per
+# instance: DRF reads the model's fields and builds every serializer field again for each
+# object answered, most of the cost of answering a log entry or an attack (each step of a
+# strike answers one). For serializers whose fields depend on their Meta alone (not on the
+# request or the instance) and are flat (no nested serializer or list): each instance gets a
+# shallow copy of every field, which binding to it (its name, its parent) only sets
+# attributes on. Comments, not a docstring: the schema would take a docstring as the
+# description of every serializer built on it.
+class FieldsBuiltOnce[M: Model](serializers.ModelSerializer[M]):
+    _built_fields: dict[str, serializers.Field[Any, Any, Any, Any]]
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        cls = type(self)
+        built = cls.__dict__.get("_built_fields")
+        if built is None:
+            built = super().get_fields()
+            cls._built_fields = built
+        return {name: copy.copy(field) for name, field in built.items()}
 
 
 # --- Views ---------------------------------------------------------------------------------

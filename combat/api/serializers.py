@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from combat import services, wound_words
-from combat.api.base import hidden_for
+from combat.api.base import FieldsBuiltOnce, hidden_for
 from combat.api.shapes import nullable, ref
 from combat.models import (
     DEFENSE_MODES,
@@ -136,7 +136,7 @@ class OddsSerializer(serializers.Serializer[Any]):
     mean_damage = serializers.FloatField(allow_null=True)
 
 
-class DeclarationSerializer(serializers.ModelSerializer[Declaration]):
+class DeclarationSerializer(FieldsBuiltOnce[Declaration]):
     # A plain string: an enum named "status" would collide with the encounter's.
     status = serializers.CharField(
         read_only=True, help_text="pending (awaiting the defense), defended, resolved, cancelled"
@@ -189,7 +189,7 @@ class DeclarationSerializer(serializers.ModelSerializer[Declaration]):
         return services.odds_for_viewer(obj, hidden_for(self.context["request"], obj.encounter))
 
 
-class LogEntrySerializer(serializers.ModelSerializer[CombatLogEntry]):
+class LogEntrySerializer(FieldsBuiltOnce[CombatLogEntry]):
     actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
     text = serializers.SerializerMethodField()
     roll = serializers.SerializerMethodField(

@@ -34,14 +34,15 @@ after checking that nothing changed them since.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Exists, F, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models.expressions import RawSQL
 
 from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
@@ -279,7 +280,20 @@ def lock(
     where: dict[str, Any] = {"encounter_id": enc.pk}
     if participants is not None:
         where["pk__in"] = sorted(participants)
-    people = Participant.objects.filter(**where).select_related("character")
+    fields = tuple(sheet_fields) if sheet_fields is not None else None
+    people = _participants(fields, waiting).filter(**where)
+    rows = Rows(enc, {p.pk: p for p in people})
+    for p in rows.participants.values():
+        p.encounter = enc
+    return rows
+
+
+@functools.cache
+def _participants(sheet_fields: tuple[str, ...] | None, waiting: bool) -> QuerySet[Participant]:
+    """:func:`lock`'s read of the participants before its filters, built once per shape:
+    its only() and its Exists cost more to build than the rest of the read. A queryset is
+    never changed, only copied by each step, so one can serve every action."""
+    people = Participant.objects.select_related("character")
     if sheet_fields is not None:
         # only() names what is kept: cheaper to build than defer() naming the rest.
         people = people.only(*_PARTICIPANT_FIELDS, *(f"character__{f}" for f in sheet_fields))
@@ -292,10 +306,7 @@ def lock(
                 )
             )
         )
-    rows = Rows(enc, {p.pk: p for p in people})
-    for p in rows.participants.values():
-        p.encounter = enc
-    return rows
+    return people
 
 
 def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: bool) -> Rows:
@@ -423,6 +434,16 @@ def _sheet_rows(
     return {row.pk: row for row in model.objects.select_for_update().filter(**where).order_by("pk")}
 
 
+#: The number of an encounter's next log entry, as the subquery of the INSERT that writes it.
+#: The one literal SQL of the combat services, its one value a parameter: built with the ORM
+#: (``Coalesce(Subquery(...)) + 1``), it cost more than the rest of the INSERT, about half a
+#: millisecond of every action (bench/bench_combat.py). tests/combat/test_log_numbering.py
+#: holds it to the ORM's numbers, and the unique (encounter, seq) constraint to one answer.
+NEXT_SEQ = (
+    'SELECT COALESCE(MAX("seq"), 0) + 1 FROM "combat_combatlogentry" WHERE "encounter_id" = %s'
+)
+
+
 def log(
     rows: Rows,
     kind: str,
@@ -448,17 +469,8 @@ def log(
     if seq is None:
         # Numbered by the INSERT itself (and handed back by it): a statement that starts
         # once the encounter's lock is held sees every entry written before.
-        seq = (
-            Coalesce(
-                Subquery(
-                    CombatLogEntry.objects.filter(encounter_id=enc.pk)
-                    .order_by("-seq")
-                    .values("seq")[:1]
-                ),
-                0,
-            )
-            + 1
-        )
+        # S611: a constant statement, its one value a parameter.
+        seq = RawSQL(NEXT_SEQ, (enc.pk,), output_field=models.PositiveIntegerField())  # noqa: S611
     else:
         seq += 1
     payload = {
