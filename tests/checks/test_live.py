@@ -228,7 +228,37 @@ def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
     assert received(player) == []
 
 
-def test_the_pages_a_player_is_at_follow_the_stream_and_do_not_poll(client, table):
+def test_the_pages_a_player_is_at_follow_the_stream_and_do_not_poll(table):
+    encounter, _ = combat_services.create_encounter(
+        campaign=table.campaign, name="Ambush", actor=table.gm
+    )
+    services.call_checks(
+        user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
+    )
+    # Served as OMG Table is served: over ASGI, whose requests can hold a stream.
+    client = AsyncClient()
+    async_to_sync(client.aforce_login)(table.owner)
+    stream = events_url(table.campaign.pk)
+    pages = player_pages(table, encounter)
+    for url in pages:
+        page = async_to_sync(client.get)(url).content.decode()
+        assert f'sse-connect="{stream}"' in page, url
+        assert 'hx-trigger="sse:hello, sse:prompts, refresh"' in page, url
+        # The prompt is on the page as it opens, for a browser without JavaScript too.
+        assert "The GM asks Ysolde Varr for a check" in page, url
+        assert not polled(page), url
+    # The GM's page of a call: its results are fetched on the call's own news.
+    async_to_sync(client.aforce_login)(table.gm)
+    call = CheckCall.objects.get()
+    page = async_to_sync(client.get)(reverse("checks:call_detail", args=[call.pk])).content.decode()
+    assert f'sse-connect="{stream}"' in page
+    assert f'hx-trigger="sse:hello, sse:call-{call.pk}, refresh"' in page
+    assert not polled(page)
+
+
+def test_a_page_served_over_wsgi_opens_no_stream_and_looks_again_every_30_s(client, table):
+    # A WSGI server cannot hold a stream (it would answer the page's connection with a 500):
+    # the same pages fetch their prompts or results on a slow poll instead.
     encounter, _ = combat_services.create_encounter(
         campaign=table.campaign, name="Ambush", actor=table.gm
     )
@@ -237,22 +267,22 @@ def test_the_pages_a_player_is_at_follow_the_stream_and_do_not_poll(client, tabl
     )
     client.force_login(table.owner)
     stream = events_url(table.campaign.pk)
-    for url in (
+    for url in player_pages(table, encounter):
+        page = client.get(url).content.decode()
+        assert stream not in page, url
+        assert polled(page) == ["every 30s, refresh"], url
+        assert "The GM asks Ysolde Varr for a check" in page, url
+    client.force_login(table.gm)
+    call = CheckCall.objects.get()
+    page = client.get(reverse("checks:call_detail", args=[call.pk])).content.decode()
+    assert stream not in page
+    assert polled(page) == ["every 30s, refresh"]
+
+
+def player_pages(table: Any, encounter: Any) -> tuple[str, ...]:
+    return (
         table.campaign.get_absolute_url(),
         reverse("checks:campaign_checks", args=[table.campaign.pk]),
         table.ysolde.get_absolute_url(),
         encounter.get_absolute_url(),
-    ):
-        page = client.get(url).content.decode()
-        assert f'sse-connect="{stream}"' in page, url
-        assert 'hx-trigger="sse:hello, sse:prompts, refresh"' in page, url
-        # The prompt is on the page as it opens, for a browser without JavaScript too.
-        assert "The GM asks Ysolde Varr for a check" in page, url
-        assert not polled(page), url
-    # The GM's page of a call: its results are fetched on the call's own news.
-    client.force_login(table.gm)
-    call = CheckCall.objects.get()
-    page = client.get(reverse("checks:call_detail", args=[call.pk])).content.decode()
-    assert f'sse-connect="{stream}"' in page
-    assert f'hx-trigger="sse:hello, sse:call-{call.pk}, refresh"' in page
-    assert not polled(page)
+    )
