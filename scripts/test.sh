@@ -92,7 +92,7 @@ if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
       missing "Redis-backed tests" "no redis-server (apt-get install redis-server)"
     fi
     DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
-      run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" -q tests
+      run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" --database-tests-only -q tests
   else
     FAILED+=("PostgreSQL (the throwaway cluster did not start)")
   fi
