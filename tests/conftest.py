@@ -5,10 +5,63 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from django.test import Client, override_settings
+from django.test import Client, SimpleTestCase, override_settings
 from rest_framework.test import APIClient
 
 from tests.factories import make_campaign, make_user
+
+# --- Running the database tests alone ---------------------------------------------------------
+
+# scripts/test.sh runs the unit and API suite twice, on SQLite and on PostgreSQL. A test that
+# never reaches the database (the pure rules engine, the parsers, the settings) runs the very
+# same code both times, so the PostgreSQL run leaves it to the SQLite run and keeps only the
+# tests that use a database. pytest-django refuses the database to every test that asks for
+# none, so "asks for none" is exact: no django_db marker, none of the fixtures below in the
+# test's fixture closure, no fixture of ours unblocking the database by hand, no Django
+# TestCase with databases. Tests marked postgres or once run in the PostgreSQL run only, and
+# are always kept.
+_DATABASE_FIXTURES = frozenset({"_django_db_helper", "django_db_setup", "live_server"})
+_KEPT_MARKERS = ("django_db", "postgres", "once")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="deselect the tests that never use a database (scripts/test.sh's PostgreSQL run)",
+    )
+
+
+def uses_database(item: pytest.Item) -> bool:
+    if any(item.get_closest_marker(name) for name in _KEPT_MARKERS):
+        return True
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:  # not a test function: keep it rather than guess
+        return True
+    if _DATABASE_FIXTURES & set(info.names_closure):
+        return True
+    # Every test's closure holds django_db_blocker through pytest-django's own autouse
+    # fixtures; only a fixture of ours (or the test) asking for it can unblock the database.
+    if "django_db_blocker" in info.argnames:
+        return True
+    for defs in info.name2fixturedefs.values():
+        for fixturedef in defs:
+            module = getattr(fixturedef.func, "__module__", "") or ""
+            if "django_db_blocker" in fixturedef.argnames and not module.startswith(
+                "pytest_django"
+            ):
+                return True
+    cls = getattr(item, "cls", None)
+    return bool(cls is not None and issubclass(cls, SimpleTestCase) and cls.databases)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("database_tests_only"):
+        return
+    kept = [item for item in items if uses_database(item)]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if not uses_database(item)])
+        items[:] = kept
 
 
 @dataclass

@@ -28,6 +28,7 @@ from config import urls as site_urls
 from sheets.models import ApiToken
 from tests.factories import make_thug, make_ysolde
 from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
+from tests.workers import worker_index
 
 
 def no_connection() -> OperationalError:
@@ -147,7 +148,9 @@ def test_it_leaves_other_database_errors_as_500(db):
 
 # --- A real pool: uvicorn on PostgreSQL ------------------------------------------------------
 
-APP_NAME = "omg-pool-test"
+# One name per pytest-xdist worker: the two workers' servers share the PostgreSQL cluster, and
+# a count or a pg_terminate_backend by name must see only this worker's server.
+APP_NAME = f"omg-pool-test-{worker_index()}"
 POOL_ENV = {
     "DB_POOL_MIN": "1",
     "DB_POOL_MAX": "2",
