@@ -30,10 +30,11 @@ HELLO = b"event: hello\ndata: \n\n"
 QUIET = 0.5  # seconds a stream that should hear nothing is listened to
 
 
-@pytest.fixture(params=["in-memory", "redis"])
+# The Redis case runs with the other deployed-stack tests, in scripts/test.sh's PostgreSQL leg
+# (which starts the Redis); the SQLite leg has none.
+@pytest.fixture(params=["in-memory", pytest.param("redis", marks=pytest.mark.postgres)])
 def layer(request, settings):
-    """The streams on a laptop's in-memory channel layer, and on Redis as deployed (when the
-    test run has one: scripts/test.sh starts it for the PostgreSQL leg)."""
+    """The streams on a laptop's in-memory channel layer, and on Redis as deployed."""
     if request.param == "redis":
         settings.CHANNEL_LAYERS = {
             "default": {
