@@ -41,11 +41,15 @@ def free_port() -> int:
 
 
 def start_asgi_server(
-    env: dict[str, str] | None = None, port: int | None = None, log: Path | None = None
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    log: Path | None = None,
+    graceful: int = 2,
 ) -> AsgiServer:
     """uvicorn serving config.asgi on a free loopback port, on the test database (the SQLite
     file named by OMG_TEST_DB, or the PostgreSQL test database); its stderr goes to ``log``
-    when given (the test's own stderr otherwise)."""
+    when given (the test's own stderr otherwise). Stopping it waits at most ``graceful``
+    seconds for open requests (a page's live stream stays open until then)."""
     from django.db import connection
 
     settings = connection.settings_dict
@@ -71,7 +75,7 @@ def start_asgi_server(
             "--port",
             str(port),
             "--timeout-graceful-shutdown",
-            "2",
+            str(graceful),
             "--log-level",
             "warning",
         ],

@@ -63,7 +63,9 @@ def context(context: Any) -> Any:
 
 @pytest.fixture
 def asgi_server(transactional_db: None):
-    """An ASGI (uvicorn) server on the test database, for pages that stream live events."""
-    server = start_asgi_server()
+    """An ASGI (uvicorn) server on the test database, for pages that stream live events.
+    The test is over when it stops: its pages' open streams are cut at once, not after 2 s
+    (waited out at every teardown while a page was still open)."""
+    server = start_asgi_server(graceful=0)
     yield server
     server.stop()
