@@ -15,7 +15,8 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from combat import services
 from combat.models import Declaration, Participant
-from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
+from tests.browser.test_live_encounter import log_in, open_live
+from tests.factories import make_campaign, make_thug, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,22 +24,6 @@ LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 WIDE = {"viewport": {"width": 1920, "height": 1080}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 SHOTS = os.environ.get("COCKPIT_SHOTS")
-
-
-def log_in(browser: Browser, base: str, username: str, device: dict[str, Any]) -> Page:
-    page = browser.new_context(**device).new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/dashboard/")
-    return page
-
-
-def open_live(page: Page, url: str) -> None:
-    page.goto(url)
-    expect(page.get_by_test_id("live-status")).to_contain_text("Live")
 
 
 def shot(page: Page, name: str) -> None:
@@ -134,8 +119,8 @@ def test_a_strike_is_played_without_scrolling_on_the_laptop_and_the_phone(
     asgi_server, browser: Browser, twelve: dict[str, Any]
 ) -> None:
     base, url = asgi_server.url, asgi_server.url + twelve["url"]
-    gm = log_in(browser, base, "gm", LAPTOP)
-    pat = log_in(browser, base, "pat", PHONE)
+    gm = log_in(browser, base, "gm", **LAPTOP)
+    pat = log_in(browser, base, "pat", **PHONE)
     open_live(gm, url)
     open_live(pat, url)
     ysolde, chest = twelve["ysolde"], twelve["chest"]
@@ -234,7 +219,7 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
     asgi_server, browser: Browser, twelve: dict[str, Any]
 ) -> None:
     base, url = asgi_server.url, asgi_server.url + twelve["url"]
-    gm = log_in(browser, base, "gm", LAPTOP)
+    gm = log_in(browser, base, "gm", **LAPTOP)
     open_live(gm, url)
     axe_clean(gm)
     # Keyboard only: Tab to the target picker, choose, Tab to Declare, Enter.
@@ -254,7 +239,7 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
     gm.keyboard.press("Enter")
     expect(gm.locator("article.declaration")).to_contain_text("Waiting for")
     # Pat defends by key on a laptop: 2 is parry.
-    pat = log_in(browser, base, "pat", LAPTOP)
+    pat = log_in(browser, base, "pat", **LAPTOP)
     open_live(pat, url)
     expect(pat.get_by_test_id("defend-parry")).to_be_visible()
     pat.keyboard.press("2")
@@ -277,7 +262,7 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
     axe_clean(gm)
     gm.keyboard.press("Enter")
     expect(gm.get_by_test_id("result-card")).to_have_count(0)
-    phone = log_in(browser, base, "pat", PHONE)
+    phone = log_in(browser, base, "pat", **PHONE)
     open_live(phone, url)
     axe_clean(phone)
 
@@ -285,16 +270,16 @@ def test_the_new_layouts_pass_axe_and_a_strike_works_by_keyboard_alone(
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_screens_look_right(asgi_server, browser: Browser, twelve: dict[str, Any], scheme):
     base, url = asgi_server.url, asgi_server.url + twelve["url"]
-    gm = log_in(browser, base, "gm", {**WIDE, "color_scheme": scheme})
+    gm = log_in(browser, base, "gm", **{**WIDE, "color_scheme": scheme})
     open_live(gm, url)
     shot(gm, f"gm-1920-{scheme}")
     services.next_turn(encounter=twelve["encounter"], actor=twelve["encounter"].campaign.gm)
-    pat = log_in(browser, base, "pat", {**PHONE, "color_scheme": scheme})
+    pat = log_in(browser, base, "pat", **{**PHONE, "color_scheme": scheme})
     open_live(pat, url)
     expect(pat.get_by_test_id("turn-dock")).to_be_visible()
     shot(pat, f"phone-turn-{scheme}")
     axe_clean(pat)
-    laptop = log_in(browser, base, "gm", {**LAPTOP, "color_scheme": scheme})
+    laptop = log_in(browser, base, "gm", **{**LAPTOP, "color_scheme": scheme})
     open_live(laptop, url)
     shot(laptop, f"gm-1280-{scheme}")
     axe_clean(laptop)
