@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from combat import services
 from combat.models import Declaration, Participant
-from tests.browser.test_live_encounter import log_in, open_live
+from tests.browser.test_live_encounter import a_hitting_roll, log_in, open_live
 from tests.factories import make_campaign, make_thug, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -78,13 +78,6 @@ def axe_clean(page: Page) -> None:
         if v["impact"] in ("serious", "critical")
     ]
     assert serious == [], (page.url, serious)
-
-
-def a_hitting_roll(declaration: Declaration) -> int:
-    declaration.encounter = declaration.attacker.encounter
-    odds = services.declaration_odds(declaration)
-    pro, dif = odds[declaration.defense]["pro"], odds[declaration.defense]["dif"]
-    return next(r for r in range(dif + 1, pro + 1) if r % 11 and r != 100)
 
 
 @pytest.fixture

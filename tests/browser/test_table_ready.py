@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
 from combat import services
 from combat.models import Participant
+from tests.browser.test_cockpit import axe_clean
 from tests.browser.waits import fired, listen, wait
 from tests.security.pages import demo_table
 
@@ -61,13 +61,7 @@ def check_page(page: Page, width: int) -> None:
     """No sideways scrolling, no control under 24 px, axe clean, no console errors."""
     assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
     assert page.evaluate(SMALL_CONTROLS) == [], page.url
-    found = Axe().run(page).response["violations"]
-    serious = [
-        f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}"
-        for v in found
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert serious == [], (page.url, serious)
+    axe_clean(page)
     assert page.errors == [], page.url  # type: ignore[attr-defined]  # collected by the test
 
 
