@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db import models, router
+from django.db import DEFAULT_DB_ALIAS, models, router
 from django.db.models import Q
 from django.urls import reverse
 
@@ -195,11 +195,50 @@ APTITUDE_FIELDS = ("foc", "spd", "skl", "vgr", "nrv", "chr", "svy")
 RESOURCE_MAXIMA = (("vitality", "vit", "Vitality"), ("mana", "mna", "Mana"), ("chi", "chi", "Chi"))
 
 
-def _range(field: str, low: int, high: int | None, name: str) -> models.CheckConstraint:
-    condition = Q(**{f"{field}__gte": low})
-    if high is not None:
-        condition &= Q(**{f"{field}__lte": high})
-    return models.CheckConstraint(condition=condition, name=name)
+class FieldRange(models.CheckConstraint):
+    """``low <= field <= high``, kept by the database like any check constraint, and checked in
+    Python when a model is cleaned. Django's own ``CheckConstraint.validate`` asks the database
+    instead, with a savepoint and a query for each constraint: creating a sheet ran fifteen of
+    them, most of what it cost. Migrations see a plain ``CheckConstraint`` (``deconstruct``), so
+    the table's constraint is the same; tests/sheets/test_field_ranges.py holds the two checks
+    to the same answers at each bound."""
+
+    def __init__(self, *, field: str, low: int, high: int | None, name: str) -> None:
+        condition = Q(**{f"{field}__gte": low})
+        if high is not None:
+            condition &= Q(**{f"{field}__lte": high})
+        super().__init__(condition=condition, name=name)
+        self.field, self.low, self.high = field, low, high
+
+    def validate(
+        self,
+        model: type[models.Model],
+        instance: models.Model,
+        exclude: set[str] | None = None,
+        using: str = DEFAULT_DB_ALIAS,
+    ) -> None:
+        if exclude and self.field in exclude:
+            return
+        value = getattr(instance, self.field)
+        if hasattr(value, "resolve_expression"):  # an F() or other expression: the database
+            super().validate(model, instance, exclude=exclude, using=using)
+        elif value is not None and (
+            value < self.low or (self.high is not None and value > self.high)
+        ):
+            raise ValidationError(
+                self.get_violation_error_message(), code=self.violation_error_code
+            )
+
+    def deconstruct(self) -> tuple[str, Sequence[Any], dict[str, Any]]:
+        _, args, kwargs = super().deconstruct()
+        return "django.db.models.CheckConstraint", args, kwargs
+
+    def clone(self) -> FieldRange:
+        return FieldRange(field=self.field, low=self.low, high=self.high, name=self.name)
+
+
+def _range(field: str, low: int, high: int | None, name: str) -> FieldRange:
+    return FieldRange(field=field, low=low, high=high, name=name)
 
 
 class ConstraintErrorsOnFields:
