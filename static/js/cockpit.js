@@ -141,22 +141,33 @@
     return null;
   }
 
-  document.addEventListener("focusin", function () {
+  // The control to find again after a redraw: the last one focused in the tracker. Focus can
+  // fall to the page before a redraw comes (a button disabled while its request is out, a
+  // swap that took the control away), and a redraw then still puts it back.
+  function hold(el) {
+    var key = keyOf(el);
+    if (key) {
+      held = key;
+    }
+  }
+
+  document.addEventListener("focusin", function (event) {
     if (!ours) {
       userAt = Date.now();
     }
+    hold(event.target);
   }, true);
   slot.addEventListener("submit", function (event) {
     want = actionOf(event.target);
     wantAt = Date.now();
   }, true);
   slot.addEventListener("htmx:beforeSwap", function () {
-    held = keyOf(document.activeElement);
+    hold(document.activeElement);
   });
   // Capture phase: before live.js swaps a tracker in (it does so in this same event), and a
   // moment after, put focus back where the redraw took it from.
   document.addEventListener("htmx:sseBeforeMessage", function () {
-    held = keyOf(document.activeElement);
+    hold(document.activeElement);
     window.setTimeout(restore, 0);
   }, true);
   slot.addEventListener("htmx:afterSettle", restore);
