@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -58,8 +59,9 @@ def start_asgi_server(
             pytest.fail("ASGI browser tests need OMG_TEST_DB (scripts/test.sh sets it)")
         database_url = f"sqlite:///{settings['NAME']}"
     else:
+        host = quote(settings["HOST"], safe="")  # a socket directory is a path
         database_url = (
-            f"postgres://{settings['USER']}:{settings['PASSWORD'] or ''}@{settings['HOST']}:"
+            f"postgres://{settings['USER']}:{settings['PASSWORD'] or ''}@{host}:"
             f"{settings['PORT']}/{settings['NAME']}"
         )
     port = port or free_port()
