@@ -203,7 +203,7 @@ class FieldRange(models.CheckConstraint):
     the table's constraint is the same; tests/sheets/test_field_ranges.py holds the two checks
     to the same answers at each bound."""
 
-    def __init__(self, *, field: str, low: int, high: int | None, name: str) -> None:
+    def __init__(self, field: str, low: int, high: int | None, name: str) -> None:
         condition = Q(**{f"{field}__gte": low})
         if high is not None:
             condition &= Q(**{f"{field}__lte": high})
@@ -234,11 +234,7 @@ class FieldRange(models.CheckConstraint):
         return "django.db.models.CheckConstraint", args, kwargs
 
     def clone(self) -> FieldRange:
-        return FieldRange(field=self.field, low=self.low, high=self.high, name=self.name)
-
-
-def _range(field: str, low: int, high: int | None, name: str) -> FieldRange:
-    return FieldRange(field=field, low=low, high=high, name=name)
+        return FieldRange(self.field, self.low, self.high, self.name)
 
 
 class ConstraintErrorsOnFields:
@@ -430,15 +426,15 @@ class Character(models.Model):
     class Meta:
         ordering = ["is_npc", "name", "pk"]
         constraints = [
-            *(_range(f, 1, 5, f"character_{f}_1_5") for f in APTITUDE_FIELDS),
-            _range("rsv", 1, 100, "character_rsv_1_100"),
-            _range("itv", 0, 100, "character_itv_0_100"),
-            _range("bzf", 1, 7_000, "character_bzf_positive"),
-            _range("yards_per_height", 1, 100, "character_yards_1_100"),
-            _range("vitality", 0, 1_000, "character_vitality_0_1000"),
-            _range("mana", 0, 1_000, "character_mana_not_negative"),
-            _range("chi", 0, 1_000, "character_chi_not_negative"),
-            _range("fate", 0, 1_000, "character_fate_not_negative"),
+            *(FieldRange(f, 1, 5, f"character_{f}_1_5") for f in APTITUDE_FIELDS),
+            FieldRange("rsv", 1, 100, "character_rsv_1_100"),
+            FieldRange("itv", 0, 100, "character_itv_0_100"),
+            FieldRange("bzf", 1, 7_000, "character_bzf_positive"),
+            FieldRange("yards_per_height", 1, 100, "character_yards_1_100"),
+            FieldRange("vitality", 0, 1_000, "character_vitality_0_1000"),
+            FieldRange("mana", 0, 1_000, "character_mana_not_negative"),
+            FieldRange("chi", 0, 1_000, "character_chi_not_negative"),
+            FieldRange("fate", 0, 1_000, "character_fate_not_negative"),
         ]
 
     def __str__(self) -> str:
@@ -551,9 +547,9 @@ class Discipline(ConstraintErrorsOnFields, models.Model):
         ordering = ["name", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["character", "name"], name="discipline_unique_name"),
-            _range("level", 1, 5, "discipline_level_1_5"),
+            FieldRange("level", 1, 5, "discipline_level_1_5"),
             # What the daily rest accepts (rules.engine.omg.DisciplineState): more answered 500.
-            _range("exp_marks", 0, omg.MAX_EXP_MARKS, "discipline_exp_marks_0_1000"),
+            FieldRange("exp_marks", 0, omg.MAX_EXP_MARKS, "discipline_exp_marks_0_1000"),
         ]
 
     def __str__(self) -> str:
@@ -579,9 +575,9 @@ class Weapon(ConstraintErrorsOnFields, models.Model):
     class Meta:
         ordering = ["pk"]
         constraints = [
-            _range("dmg", 0, 5, "weapon_dmg_0_5"),
-            _range("dmg_max", 0, 5, "weapon_dmg_max_0_5"),
-            _range("bonus", 0, 5, "weapon_bonus_0_5"),
+            FieldRange("dmg", 0, 5, "weapon_dmg_0_5"),
+            FieldRange("dmg_max", 0, 5, "weapon_dmg_max_0_5"),
+            FieldRange("bonus", 0, 5, "weapon_bonus_0_5"),
             models.CheckConstraint(
                 condition=Q(dmg__lte=models.F("dmg_max")),
                 name="weapon_dmg_within_max",
@@ -616,10 +612,10 @@ class BodyZone(ConstraintErrorsOnFields, models.Model):
         ordering = ["position", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["character", "name"], name="zone_unique_name"),
-            _range("arm", 0, 5, "zone_arm_0_5"),
-            _range("arm_max", 0, 5, "zone_arm_max_0_5"),
-            _range("arm_bonus", 0, 5, "zone_arm_bonus_0_5"),
-            _range("wounds", 0, 10_000, "zone_wounds_bounded"),
+            FieldRange("arm", 0, 5, "zone_arm_0_5"),
+            FieldRange("arm_max", 0, 5, "zone_arm_max_0_5"),
+            FieldRange("arm_bonus", 0, 5, "zone_arm_bonus_0_5"),
+            FieldRange("wounds", 0, 10_000, "zone_wounds_bounded"),
             models.CheckConstraint(
                 condition=Q(arm__lte=models.F("arm_max")),
                 name="zone_arm_within_max",
