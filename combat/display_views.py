@@ -4,6 +4,7 @@ display itself, opened by its secret link without logging in (combat/display.py)
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -26,7 +27,6 @@ from sheets.qr import qr_code
 #: and reconnecting its stream stays far below; guessing secrets at this rate gets nowhere.
 RATE = 60
 RATE_WINDOW = 60
-IDLE_SECONDS = 5  # an idle display looks for the next fight this often
 SECTION = "combat/_display_link.html"
 
 
@@ -90,7 +90,10 @@ def display_page(request: HttpRequest, secret: str) -> HttpResponse:
     if link is None:
         return _turned_off(request)
     encounter = display.current_fight(link.campaign)
-    context: dict[str, object] = {"campaign": link.campaign, "idle_seconds": IDLE_SECONDS}
+    context: dict[str, object] = {
+        "campaign": link.campaign,
+        "idle_seconds": settings.DISPLAY_IDLE_SECONDS,
+    }
     if encounter is not None:
         context |= display.board_context(load_state(encounter))
         context |= {

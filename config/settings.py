@@ -240,6 +240,9 @@ WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", DEBUG)
 # One delivery attempt, from connecting to the end of the answer, ends after this many
 # seconds, however slowly the receiver trickles its bytes (the worker is not held longer).
 WEBHOOKS_DELIVERY_TIMEOUT = float(os.environ.get("WEBHOOKS_DELIVERY_TIMEOUT", "10"))
+# A table display between fights looks for the next one this often (a page reload; at least
+# once a second, well within the display's request rate).
+DISPLAY_IDLE_SECONDS = max(1, int(os.environ.get("DISPLAY_IDLE_SECONDS", "5")))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

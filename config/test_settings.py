@@ -16,6 +16,8 @@ LOGGING = {"version": 1, "disable_existing_loggers": False}
 # database queue where the worker itself is under test. Receivers listen on 127.0.0.1.
 TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
 WEBHOOKS_ALLOW_PRIVATE = True
+# The display test waits for an idle TV to pick up the next fight by itself.
+DISPLAY_IDLE_SECONDS = 1
 
 # Browser tests that need an ASGI server run it in a subprocess (tests/browser/conftest.py):
 # both processes then share an SQLite file instead of the usual in-memory test database.

@@ -7,11 +7,13 @@ DJANGO_ALLOW_ASYNC_UNSAFE=true here (scripts/test.sh sets it for this process on
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
 
-from tests.servers import start_asgi_server
+from tests.servers import AsgiServer, start_asgi_server
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
@@ -61,11 +63,30 @@ def context(context: Any) -> Any:
     return context
 
 
-@pytest.fixture
-def asgi_server(transactional_db: None):
-    """An ASGI (uvicorn) server on the test database, for pages that stream live events.
-    The test is over when it stops: its pages' open streams are cut at once, not after 2 s
-    (waited out at every teardown while a page was still open)."""
+@pytest.fixture(scope="session")
+def shared_asgi_server(django_db_setup: None) -> Iterator[AsgiServer]:
+    """One uvicorn for the whole browser session, on the test database (started once: a start
+    per test cost about 1.4 s each, 40 s of the leg). Nothing a test leaves behind reaches the
+    next one: ``asgi_server`` closes the test's pages first, then its data is flushed. The
+    server's cache outlives a test: who is watching is kept by encounter id, which SQLite never
+    hands out twice; the login throttle counts failed logins only; the display's request rate
+    per address (60 a minute) is shared, and the suite stays far below it."""
     server = start_asgi_server(graceful=0)
     yield server
     server.stop()
+
+
+@pytest.fixture
+def asgi_server(
+    transactional_db: None, shared_asgi_server: AsgiServer, browser: Browser
+) -> Iterator[AsgiServer]:
+    """The ASGI (uvicorn) server, for pages that stream live events. When the test is over,
+    every browser context it opened is closed before its data is flushed, so none of its open
+    pages (their live streams, their pending requests) outlives it."""
+    if shared_asgi_server.process.poll() is not None:
+        pytest.fail(f"the ASGI server exited with {shared_asgi_server.process.returncode}")
+    before = set(browser.contexts)
+    yield shared_asgi_server
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
