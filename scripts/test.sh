@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. ruff (lint + format check), mypy over every app, the benchmarks and the tests (strict,
-#      with django-stubs and djangorestframework-stubs; see [tool.mypy] in pyproject.toml),
-#      import-linter's contracts
-#   2. unit + API tests on SQLite
-#   3. browser tests (headless Debian Chromium + Playwright), in their own pytest process
-#   4. the unit + API tests that use a database again, on a throwaway PostgreSQL cluster (and
-#      Redis when present), plus the PostgreSQL-only tests
-# The deep, slow tests marked "once" (the schema fuzz, the authorization matrix) run in leg 4
-# only, on PostgreSQL; with no PostgreSQL on a laptop they run in leg 2 instead, never in neither.
-# Leg 4 leaves out the tests that never use a database (--database-tests-only, tests/conftest.py):
-# pytest-django refuses them one, so they ran the very same code in leg 2.
-# Legs 2 and 4 spread their tests over TEST_WORKERS pytest-xdist processes (default: one per
-# CPU; 0 runs them in the pytest process itself); the browser leg stays in one process, since
-# its uvicorn subprocess shares one SQLite file with it. The legs run one after the other. The
-# browser leg in the background beside the others (niced) was tried twice: 704 s and 800 s
-# against about 790 s in turn, since Chromium alone keeps 1.4 cores busy, and the browser tests
-# then ran under a full machine; a flaky CI lands nothing.
+#   - ruff (lint + format check), mypy over every app, the benchmarks and the tests (strict,
+#     with django-stubs and djangorestframework-stubs; see [tool.mypy] in pyproject.toml),
+#     import-linter's contracts
+#   - unit + API tests on SQLite
+#   - browser tests (headless Debian Chromium + Playwright), in their own pytest process
+#   - the unit + API tests that use a database again, on a throwaway PostgreSQL cluster (and
+#     Redis when present), plus the PostgreSQL-only tests
+# The deep, slow tests marked "once" (the schema fuzz, the authorization matrix) run in the
+# PostgreSQL leg only; with no PostgreSQL on a laptop they run on SQLite instead, never in neither.
+# The PostgreSQL leg leaves out the tests that never use a database (--database-tests-only,
+# tests/conftest.py): pytest-django refuses them one, so they ran the very same code on SQLite.
+#
+# Two at once: the browser leg runs in front, at normal priority, and everything else behind it
+# at the lowest (nice 19), one step after the other: lint, SQLite, PostgreSQL (its server
+# niced too). Chromium keeps about 1.3 of the 2 cores busy and waits on the pages the rest of
+# the time; the niced work takes only what the browser leaves, so the browser tests run as
+# they would alone, and the rest goes on at full speed once they are done. (The other way
+# round, the browser niced behind the rest, starved the browser: 704 s and 800 s, flaky.)
+# The unit + API legs spread their tests over TEST_WORKERS pytest-xdist processes (default: one
+# per CPU; 0 runs them in the pytest process itself); the browser leg stays in one process,
+# since its uvicorn subprocess shares one SQLite file with it. What the niced legs print is
+# shown after the browser leg.
 # Suites whose tools are missing are skipped LOUDLY on a laptop; with CI=true or REQUIRE_ALL=1
 # a missing tool fails the run instead, so CI can never skip a suite silently.
 set -uo pipefail
@@ -32,8 +37,9 @@ PY=.venv/bin/python
 STRICT=0
 if [ "${CI:-}" = "true" ] || [ "${REQUIRE_ALL:-}" = "1" ]; then STRICT=1; fi
 REPORTS="$(mktemp -d)"
-FAILED=()
-SKIPPED=()
+FAILED="$REPORTS/failed.txt"    # one line per failed suite (the niced legs run in a subshell)
+SKIPPED="$REPORTS/skipped.txt"
+touch "$FAILED" "$SKIPPED"
 CLEANUP=()
 cleanup() { for cmd in "${CLEANUP[@]}"; do eval "$cmd" >/dev/null 2>&1 || true; done; rm -rf "$REPORTS"; }
 trap cleanup EXIT
@@ -43,10 +49,10 @@ banner() { printf '\n===== %s =====\n' "$*"; }
 missing() {  # missing <suite> <why>
   if [ "$STRICT" = 1 ]; then
     echo "!!! $1 cannot run: $2 (CI/REQUIRE_ALL set: this is a failure)"
-    FAILED+=("$1 (not run: $2)")
+    echo "$1 (not run: $2)" >>"$FAILED"
   else
     echo "!!! SKIPPING $1: $2"
-    SKIPPED+=("$1 ($2)")
+    echo "$1 ($2)" >>"$SKIPPED"
   fi
 }
 
@@ -57,23 +63,43 @@ run_pytest() {  # run_pytest <suite name> <pytest args...>
   local rc=$?
   if [ $rc -eq 5 ]; then
     echo "!!! $name collected no tests, but it must have some: failing."
-    FAILED+=("$name (no tests collected)")
+    echo "$name (no tests collected)" >>"$FAILED"
   elif [ $rc -ne 0 ]; then
-    FAILED+=("$name (pytest exit $rc)")
+    echo "$name (pytest exit $rc)" >>"$FAILED"
   fi
 }
 
-banner "ruff"
-.venv/bin/ruff check . || FAILED+=("ruff check")
-.venv/bin/ruff format --check . || FAILED+=("ruff format")
-banner "mypy (every app, bench, tests; django-stubs, DRF stubs)"
-.venv/bin/mypy || FAILED+=("mypy")
-banner "import-linter (layers, pure engine)"
-.venv/bin/lint-imports || FAILED+=("lint-imports")
+lint() {
+  banner "ruff"
+  .venv/bin/ruff check . || echo "ruff check" >>"$FAILED"
+  .venv/bin/ruff format --check . || echo "ruff format" >>"$FAILED"
+  banner "mypy (every app, bench, tests; django-stubs, DRF stubs)"
+  .venv/bin/mypy || echo "mypy" >>"$FAILED"
+  banner "import-linter (layers, pure engine)"
+  .venv/bin/lint-imports || echo "lint-imports" >>"$FAILED"
+}
 
 WORKERS=(-n "${TEST_WORKERS:-auto}")
 PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
+PG_URL=""
 if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
+  banner "starting a throwaway PostgreSQL (niced)"
+  if PG_ENV="$(nice -n 19 scripts/throwaway-services.sh postgres "$PG_BIN")"; then
+    eval "$PG_ENV"
+    CLEANUP+=("$PG_STOP")
+    if command -v redis-server >/dev/null 2>&1; then
+      REDIS_ENV="$(nice -n 19 scripts/throwaway-services.sh redis)" && eval "$REDIS_ENV" \
+        && CLEANUP+=("$REDIS_STOP")
+    else
+      missing "Redis-backed tests" "no redis-server (apt-get install redis-server)"
+    fi
+  else
+    echo "PostgreSQL (the throwaway cluster did not start)" >>"$FAILED"
+  fi
+else
+  missing "PostgreSQL suite" "no PostgreSQL server binaries (apt-get install postgresql)"
+fi
+if [ -n "$PG_URL" ]; then
   ONCE=" and not once"  # run by the PostgreSQL leg
   # The schema fuzz builds its tests while it is collected (about 5 s a process): leave it out.
   NOT_ONCE=(--ignore=tests/security/test_schema_fuzz.py)
@@ -82,7 +108,22 @@ else
   NOT_ONCE=()
   echo "!!! no PostgreSQL: the tests marked once (schema fuzz, authorization matrix) run on SQLite"
 fi
-run_pytest "unit and API (SQLite)" "${WORKERS[@]}" -m "not browser and not postgres$ONCE" "${NOT_ONCE[@]}" -q tests
+
+behind() {  # lint, SQLite, PostgreSQL: one after the other
+  lint
+  run_pytest "unit and API (SQLite)" "${WORKERS[@]}" -m "not browser and not postgres$ONCE" \
+    "${NOT_ONCE[@]}" -q tests
+  if [ -n "$PG_URL" ]; then
+    DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
+      run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" \
+        --database-tests-only -q tests
+  fi
+}
+BEHIND_LOG="$REPORTS/behind.log"
+( renice -n 19 -p "$BASHPID" >/dev/null; behind ) >"$BEHIND_LOG" 2>&1 &
+BEHIND=$!
+CLEANUP+=("kill $BEHIND")
+echo "lint, SQLite and PostgreSQL legs run niced behind the browser leg; their output follows it"
 
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 if [ -x "$CHROMIUM" ]; then
@@ -93,30 +134,15 @@ else
   missing "browser suite" "no Chromium at $CHROMIUM (apt-get install chromium)"
 fi
 
-if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
-  banner "starting a throwaway PostgreSQL"
-  if PG_ENV="$(scripts/throwaway-services.sh postgres "$PG_BIN")"; then
-    eval "$PG_ENV"
-    CLEANUP+=("$PG_STOP")
-    if command -v redis-server >/dev/null 2>&1; then
-      REDIS_ENV="$(scripts/throwaway-services.sh redis)" && eval "$REDIS_ENV" && CLEANUP+=("$REDIS_STOP")
-    else
-      missing "Redis-backed tests" "no redis-server (apt-get install redis-server)"
-    fi
-    DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
-      run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" --database-tests-only -q tests
-  else
-    FAILED+=("PostgreSQL (the throwaway cluster did not start)")
-  fi
-else
-  missing "PostgreSQL suite" "no PostgreSQL server binaries (apt-get install postgresql)"
-fi
+banner "lint, SQLite, PostgreSQL (run behind the browser leg)"
+tail -n +1 --pid="$BEHIND" -f "$BEHIND_LOG"
+wait "$BEHIND"
 
 banner "summary"
 "$PY" scripts/junit_summary.py "$REPORTS"/*.xml
-for s in "${SKIPPED[@]}"; do echo "SKIPPED SUITE: $s"; done
-if [ ${#FAILED[@]} -gt 0 ]; then
-  for f in "${FAILED[@]}"; do echo "FAILED: $f"; done
+sed 's/^/SKIPPED SUITE: /' "$SKIPPED"
+if [ -s "$FAILED" ]; then
+  sed 's/^/FAILED: /' "$FAILED"
   exit 1
 fi
 echo "All suites passed."
