@@ -12,16 +12,14 @@
 # The PostgreSQL leg leaves out the tests that never use a database (--database-tests-only,
 # tests/conftest.py): pytest-django refuses them one, so they ran the very same code on SQLite.
 #
-# Two at once: the browser leg runs in front, at normal priority, and everything else behind it
-# at the lowest (nice 19), one step after the other: lint, SQLite, PostgreSQL (its server
-# niced too). Chromium keeps about 1.3 of the 2 cores busy and waits on the pages the rest of
-# the time; the niced work takes mostly what the browser leaves (the browser leg went from
-# 213 s alone to 296 s), and goes on at full speed once the browser tests are done. (The other way
-# round, the browser niced behind the rest, starved the browser: 704 s and 800 s, flaky.)
+# The legs run one after the other: browser, SQLite, PostgreSQL. Lint (mypy is one process on
+# one core) runs beside the browser leg, at the lowest priority (nice 19), and its output is
+# shown after it: Chromium keeps about 1.6 of the 2 cores busy (329 busy core-seconds in 200 s
+# alone). Everything behind the browser leg at nice 19 was tried: the browser leg went from
+# 213 s to 296 s and the whole run took 764 s, against about 650 s with only lint beside it.
 # The unit + API legs spread their tests over TEST_WORKERS pytest-xdist processes (default: one
-# more than the CPUs; 0 runs them in the pytest process itself); the browser leg stays in one process,
-# since its uvicorn subprocess shares one SQLite file with it. What the niced legs print is
-# shown after the browser leg.
+# more than the CPUs; 0 runs them in the pytest process itself); the browser leg stays in one
+# process, since its uvicorn subprocess shares one SQLite file with it.
 # Suites whose tools are missing are skipped LOUDLY on a laptop; with CI=true or REQUIRE_ALL=1
 # a missing tool fails the run instead, so CI can never skip a suite silently.
 set -uo pipefail
@@ -37,7 +35,7 @@ PY=.venv/bin/python
 STRICT=0
 if [ "${CI:-}" = "true" ] || [ "${REQUIRE_ALL:-}" = "1" ]; then STRICT=1; fi
 REPORTS="$(mktemp -d)"
-FAILED="$REPORTS/failed.txt"    # one line per failed suite (the niced legs run in a subshell)
+FAILED="$REPORTS/failed.txt"    # one line per failed suite (lint runs in a subshell)
 SKIPPED="$REPORTS/skipped.txt"
 touch "$FAILED" "$SKIPPED"
 CLEANUP=()
@@ -85,12 +83,12 @@ WORKERS=(-n "${TEST_WORKERS:-$(($(nproc) + 1))}")
 PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
 PG_URL=""
 if [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ]; then
-  banner "starting a throwaway PostgreSQL (niced)"
-  if PG_ENV="$(nice -n 19 scripts/throwaway-services.sh postgres "$PG_BIN")"; then
+  banner "starting a throwaway PostgreSQL"
+  if PG_ENV="$(scripts/throwaway-services.sh postgres "$PG_BIN")"; then
     eval "$PG_ENV"
     CLEANUP+=("$PG_STOP")
     if command -v redis-server >/dev/null 2>&1; then
-      REDIS_ENV="$(nice -n 19 scripts/throwaway-services.sh redis)" && eval "$REDIS_ENV" \
+      REDIS_ENV="$(scripts/throwaway-services.sh redis)" && eval "$REDIS_ENV" \
         && CLEANUP+=("$REDIS_STOP")
     else
       missing "Redis-backed tests" "no redis-server (apt-get install redis-server)"
@@ -111,21 +109,10 @@ else
   echo "!!! no PostgreSQL: the tests marked once (schema fuzz, authorization matrix) run on SQLite"
 fi
 
-behind() {  # lint, SQLite, PostgreSQL: one after the other
-  lint
-  run_pytest "unit and API (SQLite)" "${WORKERS[@]}" -m "not browser and not postgres$ONCE" \
-    "${NOT_ONCE[@]}" -q tests
-  if [ -n "$PG_URL" ]; then
-    DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
-      run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" \
-        --database-tests-only -q tests
-  fi
-}
-BEHIND_LOG="$REPORTS/behind.log"
-( renice -n 19 -p "$BASHPID" >/dev/null; behind ) >"$BEHIND_LOG" 2>&1 &
-BEHIND=$!
-CLEANUP+=("kill $BEHIND")
-echo "lint, SQLite and PostgreSQL legs run niced behind the browser leg; their output follows it"
+LINT_LOG="$REPORTS/lint.log"
+( renice -n 19 -p "$BASHPID" >/dev/null; lint ) >"$LINT_LOG" 2>&1 &
+LINT=$!
+CLEANUP+=("kill $LINT")
 
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 if [ -x "$CHROMIUM" ]; then
@@ -136,9 +123,17 @@ else
   missing "browser suite" "no Chromium at $CHROMIUM (apt-get install chromium)"
 fi
 
-banner "lint, SQLite, PostgreSQL (run behind the browser leg)"
-tail -n +1 --pid="$BEHIND" -f "$BEHIND_LOG"
-wait "$BEHIND"
+wait "$LINT"
+cat "$LINT_LOG"
+
+run_pytest "unit and API (SQLite)" "${WORKERS[@]}" -m "not browser and not postgres$ONCE" \
+  "${NOT_ONCE[@]}" -q tests
+
+if [ -n "$PG_URL" ]; then
+  DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
+    run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" \
+      --database-tests-only -q tests
+fi
 
 banner "summary"
 "$PY" scripts/junit_summary.py "$REPORTS"/*.xml
