@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import socket
+import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -110,6 +112,18 @@ def api_for():
         return client
 
     return make
+
+
+@pytest.fixture
+def throttle_clock(monkeypatch: Any) -> float:
+    """Holds the clock of config.throttling's fixed windows (a minute, an hour) still, in the
+    middle of both: a test that ran across a window's end found its counts started again (a
+    200 where its last attempt must get 429). Returns the held time; a test that needs the next
+    window patches ``config.throttling.time.time`` again."""
+    held = time.time() // 3600 * 3600 + 1830
+    clock = SimpleNamespace(time=lambda: held, monotonic=time.monotonic)
+    monkeypatch.setattr("config.throttling.time", clock)  # that module's clock, not everyone's
+    return held
 
 
 @pytest.fixture

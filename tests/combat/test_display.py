@@ -164,7 +164,7 @@ class TestThePage:
         assert client_for(None).get(page_url(old)).status_code == 404
         assert client_for(None).get(page_url(new)).status_code == 200
 
-    def test_it_is_rate_limited_per_address(self, table, client_for, monkeypatch):
+    def test_it_is_rate_limited_per_address(self, table, client_for, monkeypatch, throttle_clock):
         monkeypatch.setattr(display_views, "RATE", 3)
         client = client_for(None)
         statuses = [client.get(f"/display/guess{i}/").status_code for i in range(5)]

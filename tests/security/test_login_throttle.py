@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def low_limits(settings: Any) -> Any:
+def low_limits(settings: Any, throttle_clock: float) -> Any:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {
@@ -93,11 +93,8 @@ def test_it_lets_a_table_of_players_behind_one_router_log_in():
     assert codes == [302] * 6
 
 
-def test_it_opens_again_in_the_next_window(monkeypatch):
-    import time
-
-    start = time.time()
-    monkeypatch.setattr("config.throttling.time.time", lambda: start)
+def test_it_opens_again_in_the_next_window(monkeypatch, throttle_clock):
+    start = throttle_clock
     for _ in range(3):
         attempt("victim")
     assert attempt("victim").status_code == 429

@@ -167,7 +167,7 @@ def test_it_mails_no_link_to_an_address_not_yet_confirmed(smtp):
     assert len(smtp.messages) == 1
 
 
-def test_it_limits_requests_per_address(smtp, settings):
+def test_it_limits_requests_per_address(smtp, settings, throttle_clock):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {
@@ -186,7 +186,7 @@ def test_it_limits_requests_per_address(smtp, settings):
     assert len(smtp.messages) == 2
 
 
-def test_it_limits_requests_per_client(smtp, settings):
+def test_it_limits_requests_per_client(smtp, settings, throttle_clock):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {
