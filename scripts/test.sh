@@ -16,7 +16,8 @@
 # one core) runs beside the browser leg, at the lowest priority (nice 19), and its output is
 # shown after it: Chromium keeps about 1.6 of the 2 cores busy (329 busy core-seconds in 200 s
 # alone). Everything behind the browser leg at nice 19 was tried: the browser leg went from
-# 213 s to 296 s and the whole run took 764 s, against about 650 s with only lint beside it.
+# 213 s to 296 s and the whole run took 764 s and 785 s; with only lint beside it, the browser
+# leg took 189 s and the whole run 760 s.
 # The unit + API legs spread their tests over TEST_WORKERS pytest-xdist processes (default: one
 # more than the CPUs; 0 runs them in the pytest process itself); the browser leg stays in one
 # process, since its uvicorn subprocess shares one SQLite file with it.

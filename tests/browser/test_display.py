@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from combat import services
 from combat.models import Participant
 from tests.browser.test_live_encounter import PHONE, log_in
+from tests.browser.waits import move_clock_until
 from tests.factories import make_campaign, make_thug, make_user, make_ysolde
 from tests.qr_decode import decode_png
 
@@ -123,13 +124,8 @@ def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Brow
     expect(tv.get_by_test_id("display-round")).to_have_text("Fight over", timeout=5_000)
     idle = tv.get_by_test_id("display-idle")
     expect(idle).to_have_count(0)
-    # Its 8 seconds are skipped a second at a time: the board's timer may start a moment after
-    # the words show.
-    for _ in range(OVER // 1_000 + 4):
-        tv.clock.fast_forward(1_000)
-        tv.wait_for_timeout(50)
-        if idle.count():
-            break
+    # Its 8 seconds are skipped (the board's timer may start a moment after the words show).
+    move_clock_until(tv, lambda: idle.count() > 0, seconds=OVER // 1_000 + 4)
     expect(idle).to_be_visible(timeout=IDLE_PICKUP)
     second, _ = table["prepare"]("Bridge")
     gm.goto(f"{base}{second.get_absolute_url()}")

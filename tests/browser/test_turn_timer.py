@@ -5,6 +5,7 @@ by itself."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from combat import display
 from combat.models import Encounter
 from tests.browser.test_live_encounter import PHONE, fight, log_in  # noqa: F401 - a fixture
+from tests.browser.waits import move_clock_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,15 +23,9 @@ TV: ViewportSize = {"width": 1920, "height": 1080}
 SHOTS = Path(tempfile.gettempdir()) / "omg-shots"  # looked at by hand, not compared
 
 
-def move_on_until(page: Page, state: str) -> None:
-    """Moves the page's own clock on a second at a time until its timer shows ``state``. The
-    seconds are not waited out; a tracker redrawn meanwhile starts again from the seconds the
-    server says are left, and the clock simply moves on further."""
+def timer_shows(page: Page, state: str) -> Callable[[], bool]:
     timer = page.get_by_test_id("turn-timer")
-    for _ in range(30):
-        if state in (timer.get_attribute("class") or "").split():
-            return
-        page.clock.fast_forward(1_000)
+    return lambda: state in (timer.get_attribute("class") or "").split()
 
 
 def test_the_timer_counts_down_on_every_screen(
@@ -64,13 +60,13 @@ def test_the_timer_counts_down_on_every_screen(
         expect(timer).to_contain_text("of 12 s", timeout=2_000)
     # Its last 10 seconds are a warning, then time is up, on each screen.
     for page in screens:
-        move_on_until(page, "turn-timer-warning")
+        move_clock_until(page, timer_shows(page, "turn-timer-warning"))
         expect(page.get_by_test_id("turn-timer")).to_have_class("turn-timer turn-timer-warning")
     SHOTS.mkdir(exist_ok=True)
     for name, page in zip(("gm", "phone", "tv"), screens, strict=True):
         page.screenshot(path=SHOTS / f"timer-{name}.png")
     for page in screens:
-        move_on_until(page, "turn-timer-up")
+        move_clock_until(page, timer_shows(page, "turn-timer-up"))
         timer = page.get_by_test_id("turn-timer")
         expect(timer).to_contain_text("time's up")
         expect(timer).to_have_class("turn-timer turn-timer-up")

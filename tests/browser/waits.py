@@ -8,6 +8,8 @@ answer handled (swapped or dropped), a pushed tracker received.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from playwright.sync_api import Page
 
 # The test is written into the function's source: Playwright compiles what it evaluates outside
@@ -51,3 +53,15 @@ def wait(page: Page, key: str, timeout_ms: int = 10_000) -> None:
 def fired(page: Page, key: str) -> bool:
     """Whether the event armed as ``key`` has happened yet (without waiting for it)."""
     return bool(page.evaluate("(key) => window.__omgFired[key]", key))
+
+
+def move_clock_until(page: Page, done: Callable[[], bool], seconds: int = 30) -> None:
+    """Moves the page's installed clock (``page.clock.install()``) on a second at a time, for at
+    most ``seconds``, until ``done()``: what the page does after a number of seconds is not
+    waited out, and a timer that starts a moment late (or again, when the part holding it is
+    redrawn) is simply moved on further."""
+    for _ in range(seconds):
+        if done():
+            return
+        page.clock.fast_forward(1_000)
+        page.wait_for_timeout(50)
