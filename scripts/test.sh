@@ -5,12 +5,14 @@
 #     import-linter's contracts
 #   - unit + API tests on SQLite
 #   - browser tests (headless Debian Chromium + Playwright), in their own pytest process
-#   - the unit + API tests that use a database again, on a throwaway PostgreSQL cluster (and
-#     Redis when present), plus the PostgreSQL-only tests
+#   - on a throwaway PostgreSQL cluster (and Redis when present), the tests whose outcome can
+#     depend on the database (--database-dependent-only, tests/conftest.py): the schema fuzz and
+#     the authorization matrix, every test that commits, the PostgreSQL-only tests and the ones
+#     marked both_databases. PG_EVERY_TEST=1 runs the whole unit + API suite there instead.
 # The deep, slow tests marked "once" (the schema fuzz, the authorization matrix) run in the
 # PostgreSQL leg only; with no PostgreSQL on a laptop they run on SQLite instead, never in neither.
-# The PostgreSQL leg leaves out the tests that never use a database (--database-tests-only,
-# tests/conftest.py): pytest-django refuses them one, so they ran the very same code on SQLite.
+# A test that rolls back sends PostgreSQL the same ORM calls it sent SQLite; the ones that
+# reach statements nothing else sends there are marked both_databases (docs/testing.md).
 #
 # The legs run one after the other: browser, SQLite, PostgreSQL. Lint (mypy is one process on
 # one core) runs beside the browser leg, at the lowest priority (nice 19), and its output is
@@ -130,10 +132,12 @@ cat "$LINT_LOG"
 run_pytest "unit and API (SQLite)" "${WORKERS[@]}" -m "not browser and not postgres$ONCE" \
   "${NOT_ONCE[@]}" -q tests
 
+PG_SELECT=(--database-dependent-only)
+if [ "${PG_EVERY_TEST:-}" = 1 ]; then PG_SELECT=(); fi
 if [ -n "$PG_URL" ]; then
   DATABASE_URL="$PG_URL" TEST_REDIS_URL="${REDIS_TEST_URL:-}" \
     run_pytest "unit and API (PostgreSQL)" "${WORKERS[@]}" -m "not browser" \
-      --database-tests-only -q tests
+      "${PG_SELECT[@]}" -q tests
 fi
 
 banner "summary"

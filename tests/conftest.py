@@ -7,43 +7,52 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.test import Client, SimpleTestCase, override_settings
+from django.test import Client, TestCase, TransactionTestCase, override_settings
 from rest_framework.test import APIClient
 
 from tests.factories import make_campaign, make_user
 
-# --- Running the database tests alone ---------------------------------------------------------
+# --- Which tests run on PostgreSQL too -------------------------------------------------------
 
-# scripts/test.sh runs the unit and API suite twice, on SQLite and on PostgreSQL. A test that
-# never reaches the database (the pure rules engine, the parsers, the settings) runs the very
-# same code both times, so the PostgreSQL run leaves it to the SQLite run and keeps only the
-# tests that use a database. pytest-django refuses the database to every test that asks for
-# none, so "asks for none" is exact: no django_db marker, none of the fixtures below in the
-# test's fixture closure, no fixture of ours unblocking the database by hand, no Django
-# TestCase with databases. Tests marked postgres or once run in the PostgreSQL run only, and
-# are always kept.
-_DATABASE_FIXTURES = frozenset({"_django_db_helper", "django_db_setup", "live_server"})
-_KEPT_MARKERS = ("django_db", "postgres", "once")
+# scripts/test.sh runs every test on SQLite, the embedded default. On PostgreSQL it runs again the
+# tests whose outcome can depend on the database engine (--database-dependent-only):
+#   - the schema fuzz and the authorization matrix ("once"): every API operation and every page
+#     route, as every role, against the demo table, on PostgreSQL only;
+#   - the PostgreSQL-only tests ("postgres");
+#   - every test that commits (django_db(transaction=True), transactional_db, live_server, a
+#     TransactionTestCase, a fixture of ours unblocking the database by hand): locks, isolation,
+#     concurrent writers, live streams, where SQLite's one database lock hides what PostgreSQL's
+#     row locks do;
+#   - the tests marked "both_databases": the ones that send PostgreSQL statements none of the
+#     above send (measured: docs/testing.md).
+# Every other test rolls back inside one transaction and ran the very same ORM calls on SQLite.
+_COMMITTING_FIXTURES = frozenset({"transactional_db", "live_server"})
+_KEPT_MARKERS = ("postgres", "once", "both_databases")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--database-tests-only",
+        "--database-dependent-only",
         action="store_true",
-        help="deselect the tests that never use a database (scripts/test.sh's PostgreSQL run)",
+        help="keep only the tests scripts/test.sh runs on PostgreSQL too (tests/conftest.py)",
     )
 
 
-def uses_database(item: pytest.Item) -> bool:
+def depends_on_database(item: pytest.Item) -> bool:
     if any(item.get_closest_marker(name) for name in _KEPT_MARKERS):
+        return True
+    marker = item.get_closest_marker("django_db")
+    if marker is not None and (
+        marker.kwargs.get("transaction") or (marker.args and marker.args[0])
+    ):
         return True
     info = getattr(item, "_fixtureinfo", None)
     if info is None:  # not a test function: keep it rather than guess
         return True
-    if _DATABASE_FIXTURES & set(info.names_closure):
+    if _COMMITTING_FIXTURES & set(info.names_closure):
         return True
     # Every test's closure holds django_db_blocker through pytest-django's own autouse
-    # fixtures; only a fixture of ours (or the test) asking for it can unblock the database.
+    # fixtures; a fixture of ours (or the test) asking for it opens the database by hand.
     if "django_db_blocker" in info.argnames:
         return True
     for defs in info.name2fixturedefs.values():
@@ -54,15 +63,22 @@ def uses_database(item: pytest.Item) -> bool:
             ):
                 return True
     cls = getattr(item, "cls", None)
-    return bool(cls is not None and issubclass(cls, SimpleTestCase) and cls.databases)
+    return bool(
+        cls is not None
+        and issubclass(cls, TransactionTestCase)
+        and not issubclass(cls, TestCase)
+        and cls.databases
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("database_tests_only"):
+    if not config.getoption("database_dependent_only"):
         return
-    kept = [item for item in items if uses_database(item)]
+    kept = [item for item in items if depends_on_database(item)]
     if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[item for item in items if not uses_database(item)])
+        config.hook.pytest_deselected(
+            items=[item for item in items if not depends_on_database(item)]
+        )
         items[:] = kept
 
 

@@ -12,7 +12,7 @@ from checks import services
 from checks.models import Check, CheckCall, ResourceChange
 from sheets import randomness
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 HX = {"HTTP_HX_REQUEST": "true"}
 
 

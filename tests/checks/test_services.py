@@ -14,7 +14,7 @@ from checks.models import Check, ResourceChange
 from checks.services import CheckConflict, Target, parse_roll, parse_target
 from rules.engine import omg
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 CATEGORIES = [(c.name, c.dif) for c in omg.DIFFICULTY_CATEGORIES]
 

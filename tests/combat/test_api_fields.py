@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
@@ -14,6 +15,8 @@ from combat.api.serializers import DeclarationSerializer, LogEntrySerializer
 from combat.models import CombatLogEntry
 from tests.factories import make_fight
 from tests.fight_steps import declare, strike
+
+pytestmark = pytest.mark.both_databases
 
 
 class LogEntryPerObject(LogEntrySerializer):

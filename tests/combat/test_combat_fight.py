@@ -13,7 +13,7 @@ from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from rules.engine.omg_data import weapon_discipline
 from tests.fight_steps import declare, declare_and_defend, strike
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def _state(fight):

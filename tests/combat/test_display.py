@@ -19,7 +19,7 @@ from combat.live import broadcast, sse
 from combat.models import DisplayLink
 from tests.qr_decode import decode_svg
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 @pytest.fixture(autouse=True)

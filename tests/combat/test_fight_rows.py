@@ -18,7 +18,7 @@ from combat.services.rows import lock, lock_declaration
 from sheets import services as sheet_services
 from sheets.models import Discipline
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def _declared(fight: Any) -> Declaration:

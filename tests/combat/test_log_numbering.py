@@ -4,6 +4,7 @@ numbers the ORM reads."""
 
 from __future__ import annotations
 
+import pytest
 from django.db import connection
 from django.db.models import Max
 
@@ -12,6 +13,8 @@ from combat.models import CombatLogEntry, Encounter
 from combat.services.rows import NEXT_SEQ
 from tests.factories import make_fight
 from tests.fight_steps import strike
+
+pytestmark = pytest.mark.both_databases
 
 
 def orm_next(encounter: Encounter) -> int:

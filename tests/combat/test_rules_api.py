@@ -699,8 +699,9 @@ def test_it_throttles_users_by_their_own_rate(api_for, settings, django_user_mod
 
 
 def test_it_documents_every_rules_endpoint(tmp_path):
+    # Whether the whole schema is valid OpenAPI is test_platform's to check, once.
     out = tmp_path / "schema.yml"
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    call_command("spectacular", "--fail-on-warn", "--file", str(out))
     schema = out.read_text()
     from rules.api.urls import urlpatterns
 

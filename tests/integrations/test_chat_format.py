@@ -12,7 +12,7 @@ from integrations import payloads
 from integrations.models import EVENT_TYPES, WebhookEndpoint
 from sheets.services import create_character, daily_rest
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 SNEAKY = "@everyone @here <!channel> <@&123> **Bram** [prize](http://evil.example) <http://x|y>"
 

@@ -19,7 +19,7 @@ from prep.api import PreparedSerializer
 from prep.models import FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def _fight(encounter: Encounter) -> list[tuple[str, bool, bool]]:

@@ -4,14 +4,11 @@ pages, a 400 that was a bare list, HTML 404s under /api/, 4xx answers without a 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
-from drf_spectacular.generators import SchemaGenerator
 
 from combat import services as combat
 from tests.factories import make_thug, make_ysolde
+from tests.openapi import openapi_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +21,6 @@ def fight(table):
     combat.add_participants(encounter=encounter, characters=[ysolde, thug], actor=table.gm)
     combat.start_encounter(encounter=encounter, actor=table.gm)
     return encounter
-
-
-def _schema() -> dict[str, Any]:
-    raw = SchemaGenerator().get_schema(request=None, public=True)
-    return dict(json.loads(json.dumps(raw, default=str)))
 
 
 @pytest.mark.parametrize(
@@ -68,7 +60,7 @@ def test_the_encounter_lists_are_arrays_as_documented(fight, table, api_for, act
     response = api_for(table.gm).get(f"/api/encounters/{fight.pk}/{action}/")
     assert response.status_code == 200
     assert isinstance(response.json(), list)
-    operation = _schema()["paths"][f"/api/encounters/{{id}}/{action}/"]["get"]
+    operation = openapi_schema()["paths"][f"/api/encounters/{{id}}/{action}/"]["get"]
     body = operation["responses"]["200"]["content"]["application/json"]["schema"]
     assert body["type"] == "array"
     assert not {"limit", "offset"} & {p["name"] for p in operation["parameters"]}
@@ -88,7 +80,7 @@ def test_the_attacks_endpoint_names_the_field_at_fault(fight, table, api_for):
 def test_every_documented_error_has_a_json_body():
     missing = [
         f"{method.upper()} {path} {code}"
-        for path, operations in _schema()["paths"].items()
+        for path, operations in openapi_schema()["paths"].items()
         for method, operation in operations.items()
         for code, response in operation.get("responses", {}).items()
         if code.startswith("4") and "application/json" not in response.get("content", {})
@@ -99,7 +91,7 @@ def test_every_documented_error_has_a_json_body():
 def test_every_list_with_query_parameters_documents_its_400():
     missing = [
         f"GET {path}"
-        for path, operations in _schema()["paths"].items()
+        for path, operations in openapi_schema()["paths"].items()
         if (get := operations.get("get"))
         and any(p["in"] == "query" for p in get.get("parameters", []))
         and "400" not in get["responses"]
@@ -163,7 +155,7 @@ def test_the_rules_api_refuses_an_empty_query_parameter(client):
 
 
 def test_the_schema_says_what_the_api_checks():
-    schema = _schema()
+    schema = openapi_schema()
     key = next(
         p
         for p in schema["paths"]["/api/campaigns/"]["post"]["parameters"]

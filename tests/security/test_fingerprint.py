@@ -12,7 +12,7 @@ from sheets.models import BodyZone, Character
 from tests.security.fingerprint import changed_tables, fingerprint
 from tests.security.pages import demo_table, snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def first(model) -> int:

@@ -12,7 +12,7 @@ from combat import services as combat
 from sheets.models import Campaign
 from tests.factories import make_thug, make_ysolde
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 DEEP = "[" * 20_000 + "]" * 20_000  # 40 KB: past Python's recursion limit in json.loads
 

@@ -16,7 +16,7 @@ from config import idempotency
 from sheets.models import ApiToken, Campaign, IdempotencyRecord, Membership
 from tests.factories import make_campaign, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 @pytest.fixture

@@ -5,14 +5,12 @@ a GET-modify-PUT round trip works (sheets/fields.py, RefuseUnknownKeys)."""
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from combat import services as combat
@@ -21,9 +19,10 @@ from integrations.models import WebhookEndpoint
 from prep.models import LibraryNpc, PreparedEncounter
 from sheets.models import Campaign, Character, Discipline
 from tests.fight_steps import declare_and_defend
+from tests.openapi import openapi_schema
 from tests.security.pages import DemoTable, demo_table, snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 TYPO = "zz_not_a_field"
 
@@ -168,8 +167,7 @@ def test_the_rules_api_refuses_an_unknown_key_in_a_body_but_not_in_a_query_strin
 
 
 def _write_operations() -> list[tuple[str, str]]:
-    raw = SchemaGenerator().get_schema(request=None, public=True)
-    schema = json.loads(json.dumps(raw, default=str))
+    schema = openapi_schema()
     return [
         (method, path)
         for path, operations in schema["paths"].items()

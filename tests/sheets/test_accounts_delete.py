@@ -17,7 +17,7 @@ from sheets.models import ApiToken, Campaign, Character, IdempotencyRecord, Logi
 from tests.factories import PASSWORD, a_fight, make_campaign, make_user, make_ysolde
 from tests.security.pages import snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 User = get_user_model()
 

@@ -14,7 +14,7 @@ from sheets.models import Campaign, CampaignHandover, Character, Membership
 from tests.factories import PASSWORD, a_fight, make_campaign, make_thug, make_user, make_ysolde
 from tests.security.pages import snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def client_of(user: Any) -> Client:

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from sheets.models import BodyZone
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

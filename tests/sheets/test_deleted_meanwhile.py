@@ -11,7 +11,7 @@ from django.urls import reverse
 from sheets import services
 from sheets.models import Character
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 @pytest.fixture

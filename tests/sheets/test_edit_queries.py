@@ -9,6 +9,8 @@ from django.urls import reverse
 
 from sheets import services
 
+pytestmark = pytest.mark.both_databases
+
 
 def test_it_patches_one_field_in_a_few_queries(hero, api_for, django_assert_max_num_queries):
     client = api_for(hero.owner)

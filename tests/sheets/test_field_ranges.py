@@ -15,7 +15,7 @@ from sheets.models import FieldRange
 from sheets.services import create_character
 from tests.factories import make_campaign, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 RANGES = [
     (model, constraint)

@@ -13,7 +13,7 @@ from rules import omg
 from sheets import services
 from sheets.models import BodyZone, Character, Discipline, Weapon
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 #: What an import cannot keep: the new sheet's identity and clock.
 IDENTITY = ("id", "version", "created_at", "updated_at")

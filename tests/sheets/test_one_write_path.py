@@ -15,7 +15,7 @@ from sheets import services
 from sheets.models import Character, Membership
 from tests.factories import make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from sheets.models import Character
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 POOLS = [("vitality", "9", "Vitality"), ("mana", "8", "Mana"), ("chi", "14", "Chi")]

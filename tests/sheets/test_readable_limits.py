@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from sheets.models import Character
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 HTMX = {"headers": {"HX-Request": "true"}}
 

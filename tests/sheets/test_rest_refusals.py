@@ -15,7 +15,7 @@ from rules.engine.omg_data import MELEE_COMBAT
 from sheets import randomness, services
 from sheets.models import Character, Discipline
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 @pytest.fixture(autouse=True)

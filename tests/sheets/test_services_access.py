@@ -19,7 +19,7 @@ from sheets import services
 from sheets.models import BodyZone, Campaign, Character, Discipline, Membership, Weapon
 from tests.factories import make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def add(user: Any, hero: Character) -> Any:

@@ -12,6 +12,8 @@ from django.urls import reverse
 from sheets import fragments
 from sheets.models import Campaign, Character, Weapon
 
+pytestmark = pytest.mark.both_databases
+
 TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 HEADER_TOKEN = re.compile(r'"X-CSRFToken": "([^"]+)"')
 

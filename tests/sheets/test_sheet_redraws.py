@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 SWORD = weapon_discipline("III")

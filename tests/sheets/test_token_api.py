@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from sheets.models import ApiToken
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 LIST = "/api/tokens/"
 CAMPAIGNS = "/api/campaigns/"

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from sheets.models import ApiToken, hash_token
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 URL = reverse("sheets:token_list")
 

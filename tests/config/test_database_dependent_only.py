@@ -1,6 +1,5 @@
-"""``--database-tests-only`` (scripts/test.sh's PostgreSQL run) leaves out exactly the tests that
-cannot reach a database: every way a test gets one keeps it, so nothing that could behave
-differently on PostgreSQL is left to the SQLite run alone."""
+"""``--database-dependent-only`` (scripts/test.sh's PostgreSQL run) keeps exactly the tests that
+commit, the ones marked postgres, once or both_databases, and none that only roll back."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CASES = """
 import pytest
-from django.test import SimpleTestCase, TestCase
+from django.test import SimpleTestCase, TestCase, TransactionTestCase
 
 
 @pytest.fixture
@@ -84,6 +83,11 @@ def test_once():
     pass
 
 
+@pytest.mark.both_databases
+def test_both(db):
+    pass
+
+
 class TestMarkedClass:
     pytestmark = pytest.mark.django_db
 
@@ -99,26 +103,32 @@ class NoDatabase(SimpleTestCase):
 class WithDatabase(TestCase):
     def test_django_testcase(self):
         pass
+
+
+class Committing(TransactionTestCase):
+    def test_django_transactiontestcase(self):
+        pass
 """
 
 KEPT = {
-    "test_marked",
     "test_marked_transactional",
-    "test_db",
     "test_transactional_db",
-    "test_through_a_fixture",
     "test_unblocked_by_hand",
     "test_live_server",
     "test_postgres_only",
     "test_once",
-    "TestMarkedClass::test_in_a_marked_class",
-    "WithDatabase::test_django_testcase",
+    "test_both",
+    "Committing::test_django_transactiontestcase",
 }
-#: test_free, test_free_with_a_fixture, test_free_parametrized[1] and [2], NoDatabase::test_simple
-FREE = 5
+#: the free tests (test_free, test_free_with_a_fixture, test_free_parametrized[1] and [2],
+#: NoDatabase::test_simple) and the ones that roll back (test_marked, test_db,
+#: test_through_a_fixture, TestMarkedClass::test_in_a_marked_class, WithDatabase)
+LEFT_TO_SQLITE = 10
 
 
-def test_it_deselects_exactly_the_tests_that_ask_for_no_database(tmp_path: Path) -> None:
+def test_it_keeps_exactly_the_tests_whose_outcome_can_depend_on_the_database(
+    tmp_path: Path,
+) -> None:
     # The hooks under test, in a conftest of their own: the cases run with no other test.
     (tmp_path / "conftest.py").write_text(
         "from tests.conftest import pytest_addoption, pytest_collection_modifyitems\n"
@@ -138,7 +148,7 @@ def test_it_deselects_exactly_the_tests_that_ask_for_no_database(tmp_path: Path)
             "no:cacheprovider",
             "--collect-only",
             "-q",
-            "--database-tests-only",
+            "--database-dependent-only",
             str(cases),
         ],
         cwd=ROOT,
@@ -149,4 +159,4 @@ def test_it_deselects_exactly_the_tests_that_ask_for_no_database(tmp_path: Path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     kept = {line.split("::", 1)[1] for line in done.stdout.splitlines() if "::" in line}
     assert kept == KEPT
-    assert f"{FREE} deselected" in done.stdout
+    assert f"{LEFT_TO_SQLITE} deselected" in done.stdout
