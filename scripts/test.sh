@@ -20,6 +20,8 @@
 # alone). Everything behind the browser leg at nice 19 was tried: the browser leg went from
 # 213 s to 296 s and the whole run took 764 s and 785 s; with only lint beside it, the browser
 # leg took 189 s and the whole run 760 s.
+# The SQLite and PostgreSQL legs side by side (2 workers each) took 380 s against 383 s in
+# turn: too little for twice the contention on timing-sensitive tests.
 # The unit + API legs spread their tests over TEST_WORKERS pytest-xdist processes (default: one
 # more than the CPUs; 0 runs them in the pytest process itself); the browser leg stays in one
 # process, since its uvicorn subprocess shares one SQLite file with it.
