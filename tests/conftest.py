@@ -74,11 +74,12 @@ def depends_on_database(item: pytest.Item) -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not config.getoption("database_dependent_only"):
         return
-    kept = [item for item in items if depends_on_database(item)]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(
-            items=[item for item in items if not depends_on_database(item)]
-        )
+    kept: list[pytest.Item] = []
+    left: list[pytest.Item] = []
+    for item in items:
+        (kept if depends_on_database(item) else left).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
         items[:] = kept
 
 
