@@ -30,7 +30,8 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
-from sheets.models import ApiToken, IdempotencyRecord, hash_token
+from sheets.authentication import token_for_key
+from sheets.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -60,12 +61,10 @@ def caller_of(request: HttpRequest) -> str | None:
     if header and header[0].lower() in ("bearer", "token"):
         if len(header) != 2:
             return None
-        user_id = (
-            ApiToken.objects.filter(key_hash=hash_token(header[1]), user__is_active=True)
-            .values_list("user_id", flat=True)
-            .first()
-        )
-        return None if user_id is None else f"user:{user_id}"
+        token = token_for_key(request, header[1])
+        if token is None or not token.user.is_active:
+            return None
+        return f"user:{token.user_id}"
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
@@ -17,6 +18,20 @@ LAST_USED_RESOLUTION = timedelta(minutes=5)
 
 
 KEYWORDS = (b"bearer", b"token")
+# Where a request keeps the token it was looked up with (see token_for_key).
+_MEMO = "_omg_api_token"
+
+
+def token_for_key(request: HttpRequest, key: str) -> ApiToken | None:
+    """The token whose key this is (with its user), or None. Looked up once per request: the
+    idempotency middleware needs the caller before the view runs, and DRF's authentication
+    asks again inside it."""
+    memo: tuple[str, ApiToken | None] | None = getattr(request, _MEMO, None)
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(key)).first()
+    setattr(request, _MEMO, (key, token))
+    return token
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -32,7 +47,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             key = header[1].decode()
         except UnicodeError as exc:
             raise exceptions.AuthenticationFailed("The token contains invalid characters.") from exc
-        token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(key)).first()
+        token = token_for_key(request._request, key)
         if token is None or not token.user.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         now = timezone.now()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from config import idempotency
@@ -220,6 +221,24 @@ def test_it_ignores_keys_from_anonymous_callers(client):
 
 def test_it_leaves_an_unauthenticated_write_to_the_view(client):
     response = post(client, "/api/campaigns/", {"name": "Anon"}, key="k-11")
+    assert response.status_code == 401
+    assert not IdempotencyRecord.objects.exists()
+
+
+def test_it_looks_the_token_up_once_per_request(api):
+    # The middleware needs the caller before the view; DRF authenticates inside it.
+    with CaptureQueriesContext(connection) as queries:
+        response = post(api, "/api/campaigns/", {"name": "One lookup"}, key="k-12")
+    assert response.status_code == 201
+    lookups = [q["sql"] for q in queries if "FROM" in q["sql"] and "sheets_apitoken" in q["sql"]]
+    assert len([sql for sql in lookups if sql.lstrip().upper().startswith("SELECT")]) == 1
+
+
+def test_it_refuses_a_disabled_users_token_without_keeping_the_key(gm):
+    _, key = ApiToken.objects.create_token(user=gm, name="bot")
+    gm.is_active = False
+    gm.save(update_fields=["is_active"])
+    response = post(Client(HTTP_AUTHORIZATION=f"Bearer {key}"), "/api/campaigns/", {}, key="k-13")
     assert response.status_code == 401
     assert not IdempotencyRecord.objects.exists()
 
