@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model, user_logged_in, user_logged_out
 from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import QuerySet
@@ -199,17 +199,25 @@ def delete_account(*, user: User, characters: str) -> None:
 # --- Handing a campaign over ------------------------------------------------------------------
 
 
-def offer_campaign(*, campaign: Campaign, to_user_id: int | None) -> CampaignHandover | None:
-    """The GM offers ``campaign`` to one of its players (None withdraws the offer). One offer
-    per campaign: a new one replaces it. The caller has checked that the user is the GM."""
-    if to_user_id is None:
-        CampaignHandover.objects.filter(campaign=campaign).delete()
-        return None
-    if not campaign.memberships.filter(user_id=to_user_id).exists():
-        raise ValidationError({"player": "Only a player of this campaign can take it over."})
-    handover, _ = CampaignHandover.objects.update_or_create(
-        campaign=campaign, defaults={"to_user_id": to_user_id}
-    )
+def offer_campaign(
+    *, user: User, campaign: Campaign, to_user_id: int | None
+) -> CampaignHandover | None:
+    """``user``, the campaign's GM, offers it to one of its players (None withdraws the offer);
+    anyone else gets ``PermissionDenied``. One offer per campaign: a new one replaces it."""
+    with transaction.atomic():
+        # Under the campaign's lock, the one accept_handover takes: the GM checked is still its
+        # GM when the offer is written.
+        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if not locked.is_gm(user):
+            raise PermissionDenied("Only the campaign's GM can hand it over.")
+        if to_user_id is None:
+            CampaignHandover.objects.filter(campaign=locked).delete()
+            return None
+        if not locked.memberships.filter(user_id=to_user_id).exists():
+            raise ValidationError({"player": "Only a player of this campaign can take it over."})
+        handover, _ = CampaignHandover.objects.update_or_create(
+            campaign=locked, defaults={"to_user_id": to_user_id}
+        )
     return handover
 
 

@@ -61,9 +61,12 @@ def join_campaign(*, user: User, code: str) -> tuple[Campaign, bool]:
 def remove_player(*, user: User, campaign: Campaign, user_id: int) -> bool:
     """Remove the player ``user_id`` from the campaign. Returns False when they were not a
     player. ``user`` is the campaign's GM, or the player leaving; else ``PermissionDenied``."""
-    if not campaign.is_gm(user) and user.pk != user_id:
-        raise PermissionDenied("Only the campaign's GM removes its players.")
-    deleted, _ = Membership.objects.filter(campaign=campaign, user_id=user_id).delete()
+    with transaction.atomic():
+        # Under the campaign's lock, the one a handover takes: the GM checked is still its GM.
+        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if not locked.is_gm(user) and user.pk != user_id:
+            raise PermissionDenied("Only the campaign's GM removes its players.")
+        deleted, _ = Membership.objects.filter(campaign=locked, user_id=user_id).delete()
     return deleted > 0
 
 

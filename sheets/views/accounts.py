@@ -222,7 +222,9 @@ def campaign_handover(request: AuthedRequest, pk: int) -> HttpResponse:
     except ValueError:
         to_user_id = -1  # refused below like any non-player
     try:
-        handover = accounts.offer_campaign(campaign=campaign, to_user_id=to_user_id)
+        handover = accounts.offer_campaign(
+            user=request.user, campaign=campaign, to_user_id=to_user_id
+        )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect("sheets:account_delete")

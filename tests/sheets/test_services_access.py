@@ -1,10 +1,10 @@
 """The sheet services decide who may call them, with the rule the pages and the API check
 first: a sheet's rows and workflows (add, change, delete a discipline, weapon or zone; wounds
 added by hand; rest, aptitude raise, reserve roll and call; deleting it) are its owner's and the
-GM's (``Character.can_edit``); resting the whole table and removing a player are the campaign's
-GM's, a player may remove only themselves (leaving); its GM and players make sheets in a
-campaign, NPCs and revealed sheets are the GM's. A caller that forgets its check (a script, a
-new endpoint) is refused all the same, and nothing changes."""
+GM's (``Character.can_edit``); resting the whole table, handing the campaign over and removing a
+player are the campaign's GM's, a player may remove only themselves (leaving); its GM and
+players make sheets in a campaign, NPCs and revealed sheets are the GM's. A caller that forgets
+its check (a script, a new endpoint) is refused all the same, and nothing changes."""
 
 from __future__ import annotations
 
@@ -15,8 +15,16 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from rules.engine import omg
-from sheets import services
-from sheets.models import BodyZone, Campaign, Character, Discipline, Membership, Weapon
+from sheets import accounts, services
+from sheets.models import (
+    BodyZone,
+    Campaign,
+    CampaignHandover,
+    Character,
+    Discipline,
+    Membership,
+    Weapon,
+)
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
@@ -76,6 +84,11 @@ def remove_player(user: Any, hero: Character) -> Any:
     return services.remove_player(user=user, campaign=hero.campaign, user_id=hero.owner_id)
 
 
+def offer(user: Any, hero: Character) -> Any:
+    """Hands the campaign over to the hero's owner: the GM's to do."""
+    return accounts.offer_campaign(user=user, campaign=hero.campaign, to_user_id=hero.owner_id)
+
+
 def create(user: Any, hero: Character) -> Any:
     return services.create_character(campaign=hero.campaign, owner=user, name="Newcomer")
 
@@ -107,7 +120,7 @@ def create_from_build(user: Any, hero: Character) -> Any:
 
 SHEET = [add, update, delete_row, wound, rest, buy_raise, roll_reserve, reserve_call, delete]
 MAKERS = [create, create_from_build]
-GM_ONLY = [rest_campaign, create_npc, create_revealed]
+GM_ONLY = [rest_campaign, offer, create_npc, create_revealed]
 OTHERS = ["another player", "outsider"]
 REFUSED = [
     *[(call, who) for call in SHEET for who in OTHERS],
@@ -157,6 +170,7 @@ def state(hero: Character) -> tuple[Any, ...]:
             BodyZone.objects.filter(character__in=sheets).values_list("pk", "wounds", "grievous")
         ),
         sorted(Membership.objects.filter(campaign=hero.campaign).values_list("user_id", flat=True)),
+        sorted(CampaignHandover.objects.filter(campaign=hero.campaign).values_list("to_user_id")),
     )
 
 
@@ -180,15 +194,19 @@ def test_it_lets_the_owner_the_gm_and_the_players_act(played, table, call, who):
         assert Character.objects.get(pk=played.pk).version == version + 1
 
 
-def test_it_asks_the_campaign_as_it_is_now_who_runs_the_table(played, table):
-    """A handover between the caller's read and the rest: the former GM, now a player whose
-    own sheet is the only one, is refused."""
+@pytest.mark.parametrize("call", [rest_campaign, offer, remove_player], ids=ids)
+def test_it_asks_the_campaign_as_it_is_now_who_runs_the_table(played, table, call):
+    """A handover between the caller's read and the rest: the former GM, still holding the
+    campaign as they read it, is refused (a player now, removing another player)."""
     campaign = played.campaign
     Membership.objects.filter(campaign=campaign, user=table.player).delete()
     Membership.objects.create(campaign=campaign, user=table.gm)
     Campaign.objects.filter(pk=campaign.pk).update(gm=table.player)
-    Character.objects.filter(pk=played.pk).update(owner=table.gm)
+    bystander = make_user()
+    Membership.objects.create(campaign=campaign, user=bystander)
+    Character.objects.filter(pk=played.pk).update(owner=bystander)
+    played.owner_id = bystander.pk
     before = state(played)
     with pytest.raises(PermissionDenied):
-        rest_campaign(table.gm, played)
+        call(table.gm, played)
     assert state(played) == before
