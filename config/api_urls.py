@@ -11,6 +11,7 @@ from rest_framework.routers import DefaultRouter
 
 from checks import api as checks_api
 from combat import api as combat_api
+from config.schema import CachedSchemaGenerator
 from integrations import api as integrations_api
 from prep import api as prep_api
 from sheets.api.campaigns import CampaignViewSet
@@ -40,6 +41,10 @@ checks_api.register(router)
 urlpatterns = [
     path("", include(router.urls)),
     path("rules/", include("rules.api.urls")),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path(
+        "schema/",
+        SpectacularAPIView.as_view(generator_class=CachedSchemaGenerator),
+        name="schema",
+    ),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
 ]
