@@ -67,6 +67,11 @@ class WebhookSerializer(StrictModelSerializer):
         return sorted(set(events))
 
 
+#: The secret is in this answer only: no cache keeps it, and neither does an Idempotency-Key
+#: record (config/idempotency.py), where it would sit for a day.
+SHOWN_ONCE = {"Cache-Control": "no-store"}
+
+
 class WebhookWithSecretSerializer(WebhookSerializer):
     secret = serializers.CharField(
         read_only=True, help_text="Shown once: on creation and on rotation."
@@ -141,7 +146,11 @@ class WebhookViewSet(
         serializer = WebhookSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         endpoint = serializer.save(campaign=campaign)
-        return Response(WebhookWithSecretSerializer(endpoint).data, status=status.HTTP_201_CREATED)
+        return Response(
+            WebhookWithSecretSerializer(endpoint).data,
+            status=status.HTTP_201_CREATED,
+            headers=SHOWN_ONCE,
+        )
 
     def perform_update(self, serializer: Any) -> None:
         endpoint = serializer.save()
@@ -156,7 +165,7 @@ class WebhookViewSet(
         """A new signing secret (the old one stops at once), shown in this answer only."""
         endpoint = self.get_object()
         endpoint.rotate_secret()
-        return Response(WebhookWithSecretSerializer(endpoint).data)
+        return Response(WebhookWithSecretSerializer(endpoint).data, headers=SHOWN_ONCE)
 
     @extend_schema(responses={200: DeliverySerializer(many=True)})
     @action(detail=True, methods=["get"])

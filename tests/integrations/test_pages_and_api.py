@@ -9,6 +9,7 @@ import pytest
 from django.test import override_settings
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
+from sheets.models import IdempotencyRecord
 
 pytestmark = pytest.mark.django_db
 
@@ -71,6 +72,22 @@ def test_the_api_shows_the_secret_only_on_creation_and_rotation(table, client_fo
     assert rotated != created.json()["secret"]
     assert client_for(table.player).get(base).status_code == 403
     assert client_for(table.outsider).get(base).status_code == 404
+
+
+def test_no_idempotency_record_keeps_a_secret(table, client_for, receiver):
+    gm = client_for(table.gm)
+    base = f"/api/campaigns/{table.campaign.pk}/webhooks/"
+    body = {"url": receiver.url, "events": ["roll.resolved"]}
+    key = {"Idempotency-Key": "hook-1"}
+    created = gm.post(base, body, content_type="application/json", headers=key)
+    assert created.status_code == 201 and created["Cache-Control"] == "no-store"
+    pk = created.json()["id"]
+    rotated = gm.post(f"{base}{pk}/rotate-secret/", headers={"Idempotency-Key": "hook-2"})
+    assert rotated.status_code == 200 and rotated["Cache-Control"] == "no-store"
+    assert not IdempotencyRecord.objects.exists()
+    # A retry with the same key runs again: a second endpoint, with a secret of its own.
+    again = gm.post(base, body, content_type="application/json", headers=key)
+    assert again.status_code == 201 and again.json()["secret"] != created.json()["secret"]
 
 
 def test_the_delivery_log_and_send_again(
