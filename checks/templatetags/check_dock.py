@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest
 
 from checks.services import pending_requests
 from sheets.models import Campaign
+from sheets.templatetags.ui import served_live
 
 register = template.Library()
 
@@ -24,14 +23,7 @@ def check_dock(context: template.Context, campaign: Campaign) -> dict[str, Any]:
     return {
         "campaign": campaign,
         "member": member,
+        # Over WSGI (no stream) the dock fetches its prompts every 30 s instead.
         "live": served_live(context.get("request")),
         "prompts": pending_requests(user, campaign) if member else [],
     }
-
-
-@register.filter
-def served_live(request: HttpRequest | None) -> bool:
-    """Whether this page came from the ASGI server, the only one that can hold the campaign's
-    stream: a page served over WSGI (config/wsgi.py, or a WSGI test server) fetches its
-    prompts or results every 30 s instead of opening a stream that server cannot keep."""
-    return isinstance(request, ASGIRequest)

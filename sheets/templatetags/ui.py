@@ -1,4 +1,5 @@
-"""Interface helpers shared by every page: icons from the vendored Lucide sprite."""
+"""Interface helpers shared by every page: icons from the vendored Lucide sprite, and whether
+the page may open a live stream."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import functools
 from typing import Any
 
 from django import template
+from django.core.handlers.asgi import ASGIRequest
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.http import HttpRequest
 from django.templatetags.static import static
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -64,3 +67,12 @@ def form_token(context: template.Context) -> str:
         )
         context._form_token = drawn  # type: ignore[attr-defined]  # cached on the context
     return drawn[1]
+
+
+@register.filter
+def served_live(request: HttpRequest | None) -> bool:
+    """Whether this page came from the ASGI server, the only one that can hold a live stream.
+    A page served over WSGI (config/wsgi.py, which answers streams 501, or a WSGI test server)
+    opens none: the fight page says live updates are off, the table display reloads itself,
+    the check dock fetches its prompts every 30 s."""
+    return isinstance(request, ASGIRequest)

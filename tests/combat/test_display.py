@@ -8,6 +8,7 @@ import re
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.test import AsyncClient
@@ -123,7 +124,22 @@ class TestThePage:
         assert 'data-testid="display-turn"' in html
         assert "Ysolde" in html and "Salvager Thug #1" in html
         assert "<form" not in html and "csrfmiddlewaretoken" not in html
-        assert reverse("display:events", args=[link.secret, fight.encounter.pk]) in html
+
+    def test_it_follows_the_stream_only_when_the_asgi_server_sent_it(self, fight, client_for):
+        link = link_of(fight)
+        stream = reverse("display:events", args=[link.secret, fight.encounter.pk])
+        # Over WSGI (the test client, config/wsgi.py) there is no stream: the page reloads.
+        html = client_for(None).get(page_url(link)).text
+        assert stream not in html and 'hx-ext="sse"' not in html
+        every = settings.DISPLAY_IDLE_SECONDS
+        assert f'<meta http-equiv="refresh" content="{every}">' in html
+        assert f"Updates every {every} s" in html
+
+        async def over_asgi() -> str:
+            return (await AsyncClient().get(page_url(link))).content.decode()
+
+        html = async_to_sync(over_asgi)()
+        assert f'sse-connect="{stream}?after=' in html and 'http-equiv="refresh"' not in html
 
     def test_it_never_shows_a_hidden_number(self, fight, client_for):
         link = link_of(fight)
