@@ -107,13 +107,44 @@ def test_it_reclaims_a_key_whose_request_died(api, gm):
     assert Campaign.objects.filter(name="Retry").count() == 1
 
 
-def test_it_forgets_keys_after_a_day(api, gm):
+@pytest.mark.parametrize("swept", [True, False], ids=["swept", "not-swept-yet"])
+def test_it_forgets_keys_after_a_day(api, gm, monkeypatch, swept):
+    sweep = idempotency.Sweeper()
+    monkeypatch.setattr(idempotency, "sweep", sweep if swept else lambda now: None)
     post(api, "/api/campaigns/", {"name": "Old"}, key="k-6")
     IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=25))
     response = post(api, "/api/campaigns/", {"name": "Old"}, key="k-6")
     assert response.status_code == 201
     assert idempotency.REPLAYED_HEADER not in response
     assert Campaign.objects.filter(name="Old").count() == 2
+
+
+def test_it_deletes_expired_keys_once_a_minute(api, gm, monkeypatch):
+    sweep = idempotency.Sweeper()
+    monkeypatch.setattr(idempotency, "sweep", sweep)
+    other = make_user("other-keeper")
+
+    def expired(key: str) -> None:
+        IdempotencyRecord.objects.create(
+            caller=f"user:{other.pk}",
+            key=key,
+            method="POST",
+            path="/api/campaigns/",
+            request_hash=_hash({}),
+            created_at=timezone.now() - idempotency.TTL - timedelta(seconds=1),
+            status=201,
+        )
+
+    expired("old-1")
+    post(api, "/api/campaigns/", {"name": "A"}, key="k-14")
+    assert not IdempotencyRecord.objects.filter(key="old-1").exists()
+    expired("old-2")
+    post(api, "/api/campaigns/", {"name": "B"}, key="k-15")
+    assert IdempotencyRecord.objects.filter(key="old-2").exists()  # swept under a minute ago
+    sweep.last = sweep.last - idempotency.SWEEP_EVERY
+    post(api, "/api/campaigns/", {"name": "C"}, key="k-16")
+    assert not IdempotencyRecord.objects.filter(key="old-2").exists()
+    assert IdempotencyRecord.objects.filter(key__startswith="k-").count() == 3
 
 
 def test_it_keeps_keys_apart_per_user(api):
