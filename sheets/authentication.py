@@ -22,10 +22,10 @@ KEYWORDS = (b"bearer", b"token")
 _MEMO = "_omg_api_token"
 
 
-def token_for_key(request: HttpRequest, key: str) -> ApiToken | None:
+def token_for_key(request: HttpRequest | Request, key: str) -> ApiToken | None:
     """The token whose key this is (with its user), or None. Looked up once per request: the
     idempotency middleware needs the caller before the view runs, and DRF's authentication
-    asks again inside it."""
+    asks again inside it (DRF's request reads the memo from the Django request it wraps)."""
     memo: tuple[str, ApiToken | None] | None = getattr(request, _MEMO, None)
     if memo is not None and memo[0] == key:
         return memo[1]
@@ -47,7 +47,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             key = header[1].decode()
         except UnicodeError as exc:
             raise exceptions.AuthenticationFailed("The token contains invalid characters.") from exc
-        token = token_for_key(request._request, key)
+        token = token_for_key(request, key)
         if token is None or not token.user.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         now = timezone.now()
