@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from combat import services
-from combat.models import Participant
+from combat.models import CombatLogEntry, Participant
 from tests.browser.test_live_encounter import PHONE, log_in
 from tests.browser.waits import move_clock_until
 from tests.factories import make_campaign, make_thug, make_user, make_ysolde
@@ -105,6 +105,10 @@ def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Brow
     expect(gm.get_by_test_id("turn")).not_to_have_text(turn)
     expect(now).not_to_have_text(turn, timeout=2_000)
     expect(tv.get_by_test_id("display-next")).to_have_text(turn)
+    # The laptop's own stream brings the same change a moment after its answer: wait for it, so
+    # its redraw does not land between the two clicks that end the fight below.
+    latest = CombatLogEntry.objects.filter(encounter=first).latest("id").pk
+    expect(gm.locator("#live")).to_have_attribute("sse-connect", re.compile(rf"after={latest}$"))
     SHOTS.mkdir(exist_ok=True)
     tv.screenshot(path=SHOTS / "display-1920x1080.png")
     assert tv.evaluate("document.documentElement.scrollWidth") <= TV["width"]
