@@ -215,7 +215,11 @@ def spend_fate(
         if s.character.owner_id != actor.pk:
             raise PermissionDenied("Fate is spent by the character's own player.")
         require_not_over(rows.encounter)
-        _lock_changed(rows, [entry], s.pk, entry.declaration.attacker_id)
+        # A re-roll resolves the attack again, which reads and may change both sides' sheets,
+        # whatever the first roll changed: a miss changed nothing of the target's, whose zone,
+        # disciplines (its defense) and Vitality the new roll needs all the same.
+        decl0 = entry.declaration
+        _lock_changed(rows, [entry], s.pk, decl0.attacker_id, decl0.target_id)
         decl = rows.declarations.get(entry.declaration_id) if entry.declaration_id else None
         if decl is None:
             raise CombatConflict("The attack of this roll is gone.")

@@ -31,8 +31,9 @@ from rest_framework.test import APIClient
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from rules.engine.omg_data import MELEE_COMBAT
 from sheets import services as sheet_services
-from sheets.models import BodyZone, Character, Weapon
+from sheets.models import BodyZone, Character, Discipline, Weapon
 from tests.factories import make_thug, make_ysolde
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -407,6 +408,43 @@ def test_it_locks_what_a_roll_reads_and_changes_in_its_transaction(fight):
         assert not _locked(Weapon, fight.weapon(fight.thug).pk)
     finally:
         done()
+
+
+def test_a_fate_reroll_of_a_miss_locks_the_targets_sheet_as_the_roll_does(fight):
+    # Issue 39: the re-roll locked only what the first roll changed, and a miss changes nothing
+    # of the target's, so the new roll was resolved without the target's sheet, zones and
+    # disciplines (its defense). A feint has no zone: the re-roll went through, against a
+    # DIF without the target's Melee Combat. It locks both sheets now, in the fixed order.
+    feint, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.ysolde,
+        target=fight.thug,
+        action="feint",
+        actor=fight.table.player,
+    )
+    missed = services.resolve(declaration=feint.pk, roll=3, actor=fight.table.player)
+    assert not missed.payload["result"]["success"] and len(missed.payload["changes"]) == 1
+    thug = fight.thug.character_id
+    done = _holding(
+        lambda: services.spend_fate(
+            entry=missed,
+            spender=fight.ysolde,
+            action="reroll",
+            roll=50,
+            actor=fight.table.player,
+        )
+    )
+    try:
+        assert _locked(Encounter, fight.encounter.pk)
+        assert _locked(Declaration, feint.pk)
+        for character in (fight.ysolde.character_id, thug):
+            assert _locked(Character, character)
+        assert _locked(Discipline, Discipline.objects.get(character_id=thug, name=MELEE_COMBAT).pk)
+        assert _locked(BodyZone, fight.zone(fight.thug, "chest").pk)
+    finally:
+        done()
+    reroll = CombatLogEntry.objects.get(payload__reroll_of=missed.pk)
+    assert reroll.payload["result"]["dif"] == missed.payload["result"]["dif"]
 
 
 def _waiting_for_a_lock() -> bool:
