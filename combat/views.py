@@ -70,8 +70,15 @@ def participant_in(encounter: Encounter, pk: int | None) -> Participant:
 
 
 def respond(
-    request: AuthedRequest, encounter: Encounter, action: Callable[[], Any]
+    request: AuthedRequest,
+    encounter: Encounter,
+    action: Callable[[], Any],
+    *,
+    fate: bool = False,
 ) -> HttpResponse:
+    """The action's answer: a redirect to the encounter for a plain form (a refusal in the
+    messages), the tracker for htmx (409 or 422 with the reason). The reason of a refused
+    ``fate`` spend is shown beside the Fate forms the player used, not above the tracker."""
     status, error = 200, None
     try:
         action()
@@ -87,7 +94,19 @@ def respond(
     # A refused declaration comes back with its attacker still chosen, to be corrected.
     attacker = _pk(request.POST.get("attacker", "")) if error else None
     context = encounter_context(request, encounter, attacker_pk=attacker, error=error)
+    if error and fate:
+        context["error_beside"] = _fate_place(context)
     return render(request, f"{PAGE}#tracker", context, status=status)
+
+
+def _fate_place(context: dict[str, Any]) -> str | None:
+    """Where the page shows the Fate forms now: in the Fate section (the latest roll is no
+    longer the latest entry), else the result card (with its forms, or without them once no
+    Fate can be spent), else nowhere (None: the reason goes above the tracker)."""
+    result, fate_roll = context["result"], context["fate_roll"]
+    if fate_roll and context["spenders"] and (result is None or fate_roll.pk != result.entry.pk):
+        return "fate-section"
+    return "result-card" if result is not None else None
 
 
 # --- Pages ---------------------------------------------------------------------------------
@@ -175,7 +194,7 @@ def participant_add(request: AuthedRequest, pk: int) -> HttpResponse:
             actor=request.user,
         )
 
-    return respond(request, encounter, act)
+    return respond(request, encounter, act, fate=True)
 
 
 @login_required
@@ -197,7 +216,7 @@ def npc_copies_add(request: AuthedRequest, pk: int) -> HttpResponse:
             actor=request.user,
         )
 
-    return respond(request, encounter, act)
+    return respond(request, encounter, act, fate=True)
 
 
 @login_required
@@ -219,7 +238,7 @@ def participant_update(request: AuthedRequest, pk: int, participant_pk: int) -> 
             actor=request.user,
         )
 
-    return respond(request, encounter, act)
+    return respond(request, encounter, act, fate=True)
 
 
 @login_required
@@ -364,7 +383,7 @@ def attack_declare(request: AuthedRequest, pk: int) -> HttpResponse:
             actor=request.user,
         )
 
-    return respond(request, encounter, act)
+    return respond(request, encounter, act, fate=True)
 
 
 @login_required
@@ -445,4 +464,4 @@ def roll_fate(request: AuthedRequest, pk: int) -> HttpResponse:
             actor=request.user,
         )
 
-    return respond(request, encounter, act)
+    return respond(request, encounter, act, fate=True)

@@ -16,12 +16,14 @@ where the rows are the ones the service locked."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.db import transaction
+from django.urls import reverse
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration
@@ -178,3 +180,74 @@ def test_a_revoke_takes_the_roll_back_and_calls_the_attack_off(fight, api_for, k
     # Revoked: the roll before it is out of reach, and this one cannot be spent on again.
     assert services.latest_roll(fight.encounter) != r.entry
     assert _spend(fight, api_for, r.entry, action="revoke").status_code == 409
+
+
+# --- The fight page ----------------------------------------------------------------------
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def _region(page: str, start: str) -> str:
+    """The ``<section>`` of the page that opens with ``start`` in its tag, up to its end."""
+    match = re.search(rf"<section[^>]*{re.escape(start)}[^>]*>.*?</section>", page, re.S)
+    assert match is not None, f"no section {start!r}"
+    return match.group(0)
+
+
+def _page_fate(fight: Fight, client: Any, entry: CombatLogEntry, **data: Any) -> Any:
+    url = reverse("combat:roll_fate", args=[entry.pk])
+    return client.post(url, {"spender": fight.ysolde.pk, **data}, **HX)
+
+
+def test_the_page_rerolls_ones_own_miss(fight, client_for):
+    r = _rolled(fight, "mighty", MISS)
+    response = _page_fate(fight, client_for(fight.table.player), r.entry, action="reroll", roll=HIT)
+    assert response.status_code == 200
+    card = _region(response.content.decode(), 'data-testid="result-card"')
+    assert "Re-roll: Ysolde Varr mighty strike at Salvager Thug #1" in card
+    fight.refresh()
+    assert fight.ysolde.character.fate == 0
+    assert fight.zone(fight.thug, "chest").wounds > 0
+
+
+def test_a_refused_fate_spend_is_told_in_the_result_card_it_was_made_from(fight, client_for):
+    type(fight.ysolde.character).objects.filter(pk=fight.ysolde.character_id).update(fate=2)
+    r = _rolled(fight, "mighty", MISS)
+    player = client_for(fight.table.player)
+    assert _page_fate(fight, player, r.entry, action="reroll", roll=HIT).status_code == 200
+    # The same button pressed again, from the page as it was: the roll is no longer the latest.
+    again = _page_fate(fight, player, r.entry, action="reroll", roll=HIT)
+    assert again.status_code == 409
+    page = again.content.decode()
+    card = _region(page, 'data-testid="result-card"')
+    assert "Only the latest roll can be re-rolled or revoked." in card
+    assert 'data-testid="fate-error"' in card and 'data-testid="fate-reroll"' in card
+    assert 'data-testid="error"' not in page and page.count("Only the latest roll") == 1
+    fight.refresh()
+    assert fight.ysolde.character.fate == 1  # one spend, not two
+
+
+def test_a_refused_fate_spend_is_told_in_the_fate_section_once_the_turn_moved_on(fight, client_for):
+    r = _rolled(fight, "mighty", MISS)
+    services.next_turn(encounter=fight.encounter, actor=fight.table.gm)
+    player = client_for(fight.table.player)
+    refused = _page_fate(fight, player, r.entry, action="reroll", roll=0)
+    assert refused.status_code == 422
+    page = refused.content.decode()
+    assert 'data-testid="result-card"' not in page  # the latest entry is the turn, not a roll
+    section = _region(page, 'aria-labelledby="fate-heading"')
+    assert "A d100 roll is a whole number from 1 to 100" in section
+    assert 'data-testid="fate-error"' in section and 'data-testid="error"' not in page
+    fight.refresh()
+    assert fight.ysolde.character.fate == 1
+    assert services.latest_roll(fight.encounter) == r.entry
+
+
+def test_a_refusal_with_no_fate_form_left_on_the_page_stays_above_the_tracker(fight, client_for):
+    r = _rolled(fight, "mighty", MISS)
+    services.finish_encounter(encounter=fight.encounter, actor=fight.table.gm)
+    refused = _page_fate(fight, client_for(fight.table.player), r.entry, action="revoke")
+    assert refused.status_code == 422
+    page = refused.content.decode()
+    assert 'data-testid="result-card"' not in page and 'aria-labelledby="fate-heading"' not in page
+    assert re.search(r'data-testid="error">The fight is over', page)
