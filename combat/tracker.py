@@ -277,7 +277,8 @@ def load_state(encounter: Encounter) -> TableState:
         declarations=declarations,
         log=list(encounter.log.order_by("-seq")[:LOG_LENGTH]),
         fate_roll=latest
-        if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL
+        if latest is not None
+        and latest.kind in (CombatLogEntry.Kind.ROLL, CombatLogEntry.Kind.STAMINA)
         else None,
         odds={},
         bits={p.pk: RowBits(encounter, p, zones[p.pk]) for p in ps},

@@ -287,7 +287,14 @@ def components(existing: dict[str, Any]) -> dict[str, Any]:
             },
             ("reroll_of",),
         ),
-        "StaminaLogDetails": _details([Kind.STAMINA.value], {"result": ref("OmgCheck")}),
+        "StaminaLogDetails": _details(
+            [Kind.STAMINA.value],
+            {
+                "result": ref("OmgCheck"),
+                "reroll_of": {**INT, "description": "The test a Fate re-roll replaced."},
+            },
+            ("reroll_of",),
+        ),
         "FateLogDetails": _details(
             [Kind.FATE.value], {"action": {"type": "string", "enum": ["reroll", "revoke"]}}
         ),

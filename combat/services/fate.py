@@ -10,7 +10,12 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from combat.services.resolution import apply_resolution, require_not_over, roll_value
+from combat.services.resolution import (
+    apply_resolution,
+    apply_stamina,
+    require_not_over,
+    roll_value,
+)
 from combat.services.rows import (
     SHEET_ROWS,
     Changes,
@@ -147,7 +152,7 @@ def undo_last(*, encounter: Encounter, actor: User) -> CombatLogEntry:
 
 def _fate_spend_of(entry: CombatLogEntry) -> CombatLogEntry | None:
     """The Fate entry that made ``entry`` a re-roll, if it is one."""
-    original = entry.payload.get("reroll_of") if entry.kind == Kind.ROLL else None
+    original = entry.payload.get("reroll_of") if entry.kind in (Kind.ROLL, Kind.STAMINA) else None
     if original is None:
         return None
     spend = (
@@ -197,16 +202,18 @@ def spend_fate(
 ) -> tuple[CombatLogEntry, CombatLogEntry | None]:
     """1 Fate from ``spender`` re-rolls or revokes the latest roll while no later roll exists
     (docs/rules.md, "Fate"): its effects are undone exactly, then (re-roll) the same declaration
-    is resolved again. Returns the Fate entry and the new roll's entry (re-roll only). Once
-    the fight is over, or with no Fate left, CombatError."""
+    is resolved again, or the same Stamina test rolled again against the same DIF. Returns
+    the Fate entry and the new roll's entry (re-roll only). Once the fight is over, or with
+    no Fate left, CombatError."""
     if action not in omg.FateAction:
         raise CombatError("Spend Fate to reroll or revoke.")
     value, physical = roll_value(roll, rng) if action == omg.FateAction.REROLL else (0, False)
     with transaction.atomic():
         rows = lock(entry.encounter_id, actor=actor)
         entry = CombatLogEntry.objects.select_related("declaration").get(pk=entry.pk)
-        if entry.kind != Kind.ROLL or entry.declaration is None:
-            raise CombatError("Fate re-rolls or revokes an attack's roll.")
+        stamina = entry.kind == Kind.STAMINA and entry.participant_id is not None
+        if not stamina and (entry.kind != Kind.ROLL or entry.declaration is None):
+            raise CombatError("Fate re-rolls or revokes a roll: an attack's or a Stamina test.")
         latest = latest_roll(rows.encounter)
         if latest is None or latest.pk != entry.pk:
             raise CombatConflict("Only the latest roll can be re-rolled or revoked.")
@@ -215,10 +222,13 @@ def spend_fate(
         if s.character.owner_id != actor.pk:
             raise PermissionDenied("Fate is spent by the character's own player.")
         require_not_over(rows.encounter)
+        if stamina:
+            return _spend_on_stamina(rows, entry, s, action, value, physical, actor)
         # A re-roll resolves the attack again, which reads and may change both sides' sheets,
         # whatever the first roll changed: a miss changed nothing of the target's, whose zone,
         # disciplines (its defense) and Vitality the new roll needs all the same.
         decl0 = entry.declaration
+        assert decl0 is not None  # an attack's roll (checked above)
         _lock_changed(rows, [entry], s.pk, decl0.attacker_id, decl0.target_id)
         decl = rows.declarations.get(entry.declaration_id) if entry.declaration_id else None
         if decl is None:
@@ -271,3 +281,61 @@ def spend_fate(
             reroll_of=entry.pk,
         )
         return fate_entry, new
+
+
+def _spend_on_stamina(
+    rows: Rows,
+    entry: CombatLogEntry,
+    s: Participant,
+    action: str,
+    value: int,
+    physical: bool,
+    actor: User,
+) -> tuple[CombatLogEntry, CombatLogEntry | None]:
+    """:func:`spend_fate` on a Stamina test, the encounter locked and the spender checked: the
+    test's effects undone (the state it knocked out of), then rolled again against the same
+    DIF (re-roll), or left spent: no longer due, as a revoked attack stays called off."""
+    p = rows.participant(entry.participant_id)
+    _lock_changed(rows, [entry], s.pk, p.pk)
+    ch = Changes()
+    _revert(rows, entry, ch)
+    c = s.character
+    if c.fate < 1:
+        raise CombatError(f"{c.name} has no Fate to spend.")
+    ch.set(c, "fate", c.fate - 1)
+    if action == omg.FateAction.REVOKE:
+        ch.set(p, "stamina_due", False)
+    verb = "re-rolls" if action == omg.FateAction.REROLL else "revokes"
+    ch2 = Changes()
+    if action == omg.FateAction.REROLL:
+        # Its own sheet, locked above: the test reads NRV and VGR.
+        result, text, public = apply_stamina(p, int(entry.payload["result"]["dif"]), value, ch2)
+    fate_entry = log(
+        rows,
+        Kind.FATE,
+        actor=actor,
+        changes=ch,
+        reverts=entry,
+        participant=s,
+        involves=(p, s),
+        text=f"{s.name} spends 1 Fate and {verb} {p.name}'s Stamina test (roll {entry.roll}).",
+        public_text=f"{s.name} spends 1 Fate and {verb} {p.name}'s Stamina test.",
+        action=action,
+    )
+    if action == omg.FateAction.REVOKE:
+        return fate_entry, None
+    new = log(
+        rows,
+        Kind.STAMINA,
+        actor=actor,
+        changes=ch2,
+        participant=p,
+        involves=(p,),
+        roll=value,
+        physical=physical,
+        text=f"Re-roll: {text}",
+        public_text=f"Re-roll: {public}",
+        result=result,
+        reroll_of=entry.pk,
+    )
+    return fate_entry, new

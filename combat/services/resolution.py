@@ -341,14 +341,8 @@ def stamina_check(
                 f"No Stamina test is due for {p.name}: nothing calls for one, or it was "
                 "already rolled."
             )
-        c = p.character
-        result = omg.stamina_test(c.nrv + c.vgr, dif, value)
         ch = Changes()
-        ch.set(p, "stamina_due", False)
-        if not result.success and p.state == Participant.State.ACTIVE:
-            ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
-        verdict = "stays conscious" if result.success else "is knocked out"
-        against = stamina_dif_label(dif)
+        result, text, public = apply_stamina(p, dif, value, ch)
         return log(
             rows,
             Kind.STAMINA,
@@ -358,11 +352,27 @@ def stamina_check(
             involves=(p,),
             roll=value,
             physical=physical,
-            text=f"{p.name}'s Stamina test against {against}, {result.pvd}, rolled {value}: "
-            f"{verdict}.",
-            public_text=f"{p.name}'s Stamina test against {against}: {verdict}.",
-            result=result.as_dict(),
+            text=text,
+            public_text=public,
+            result=result,
         )
+
+
+def apply_stamina(
+    p: Participant, dif: int, value: int, ch: Changes
+) -> tuple[dict[str, Any], str, str]:
+    """The Stamina test of ``p`` (its sheet locked) rolled ``value`` against ``dif``, into
+    ``ch``: no longer due, and knocked out on a failure. Returns the result, the text and the
+    public text (also a Fate re-roll's, against the same DIF)."""
+    c = p.character
+    result = omg.stamina_test(c.nrv + c.vgr, dif, value)
+    ch.set(p, "stamina_due", False)
+    if not result.success and p.state == Participant.State.ACTIVE:
+        ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
+    verdict = "stays conscious" if result.success else "is knocked out"
+    against = stamina_dif_label(dif)
+    text = f"{p.name}'s Stamina test against {against}, {result.pvd}, rolled {value}: {verdict}."
+    return result.as_dict(), text, f"{p.name}'s Stamina test against {against}: {verdict}."
 
 
 def _stamina_dif(difficulty: object) -> int:

@@ -251,3 +251,94 @@ def test_a_refusal_with_no_fate_form_left_on_the_page_stays_above_the_tracker(fi
     page = refused.content.decode()
     assert 'data-testid="result-card"' not in page and 'aria-labelledby="fate-heading"' not in page
     assert re.search(r'data-testid="error">The fight is over', page)
+
+
+# --- A Stamina test --------------------------------------------------------------------------
+
+STAMINA_DIF = 30  # the GM's Ambitious: a re-roll keeps it (Ysolde's STM 8: 90v30, the thug's 6)
+
+
+def _tested(fight: Fight, who: str, value: int) -> tuple[CombatLogEntry, dict[str, Any]]:
+    """A grievous wound (the GM's, past BZF) on Ysolde or the thug, then its Stamina test
+    rolled ``value`` by the GM against Ambitious 30; the fight just before the test."""
+    p = fight.ysolde if who == "ysolde" else fight.thug
+    services.adjust_zone(
+        encounter=fight.encounter,
+        zone=fight.zone(p, "chest"),
+        amount=p.character.bzf + 1,
+        actor=fight.table.gm,
+    )
+    before = snapshot(fight.encounter)
+    entry = services.stamina_check(
+        participant=p, roll=value, difficulty=STAMINA_DIF, actor=fight.table.gm
+    )
+    assert entry.payload["result"]["success"] == (value == HIT), entry.text
+    return entry, before
+
+
+def _as_a_first_test(fight: Fight, who: str, value: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    p = fight.ysolde if who == "ysolde" else fight.thug
+    out: tuple[dict[str, Any], dict[str, Any]] | None = None
+    try:
+        with transaction.atomic():
+            services.undo_last(encounter=fight.encounter, actor=fight.table.gm)
+            entry = services.stamina_check(
+                participant=p, roll=value, difficulty=STAMINA_DIF, actor=fight.table.gm
+            )
+            out = snapshot(fight.encounter), entry.payload["result"]
+            raise _Rollback
+    except _Rollback:
+        pass
+    assert out is not None
+    return out
+
+
+@pytest.mark.parametrize("first", [HIT, MISS], ids=["passed", "failed"])
+@pytest.mark.parametrize("who", ["ysolde", "thug"])
+def test_a_reroll_tests_stamina_again_against_the_same_dif(fight, api_for, who, first):
+    entry, _ = _tested(fight, who, first)
+    again = MISS if first == HIT else HIT
+    expected, result = _as_a_first_test(fight, who, again)
+    response = _spend(fight, api_for, entry, action="reroll", roll=again)
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["fate"]["reverts"] == entry.pk
+    new = CombatLogEntry.objects.get(pk=body["reroll"]["id"])
+    assert new.kind == "stamina" and new.roll == again
+    assert new.payload["reroll_of"] == entry.pk and new.participant_id == entry.participant_id
+    assert new.payload["result"]["dif"] == entry.payload["result"]["dif"] == STAMINA_DIF
+    assert new.payload["result"] == result
+    assert services.latest_roll(fight.encounter) == new
+    assert snapshot(fight.encounter) == _fate_spent(expected, fight)
+    # The GM's undo takes the re-roll and its Fate spend back together.
+    services.undo_last(encounter=fight.encounter, actor=fight.table.gm)
+    assert services.latest_roll(fight.encounter) == entry
+
+
+@pytest.mark.parametrize("first", [HIT, MISS], ids=["passed", "failed"])
+@pytest.mark.parametrize("who", ["ysolde", "thug"])
+def test_a_revoke_voids_the_stamina_test_and_leaves_it_spent(fight, api_for, who, first):
+    entry, before = _tested(fight, who, first)
+    response = _spend(fight, api_for, entry, action="revoke")
+    assert response.status_code == 200, response.content
+    assert response.json()["reroll"] is None
+    expected = _fate_spent(before, fight)
+    p = fight.ysolde if who == "ysolde" else fight.thug
+    rows = expected["participants"]
+    index = sorted(x.pk for x in (fight.ysolde, fight.thug)).index(p.pk)
+    assert rows[index]["stamina_due"] and rows[index]["state"] == "active"
+    rows[index] = {**rows[index], "stamina_due": False}  # spent: not due again
+    assert snapshot(fight.encounter) == expected
+
+
+def test_the_page_offers_fate_on_a_stamina_test_in_its_result_card(fight, client_for):
+    entry, _ = _tested(fight, "ysolde", MISS)
+    player = client_for(fight.table.player)
+    card = _region(player.get(fight.encounter.get_absolute_url()).content.decode(), "result-card")
+    assert 'data-testid="fate-reroll"' in card
+    response = _page_fate(fight, player, entry, action="reroll", roll=HIT)
+    assert response.status_code == 200
+    card = _region(response.content.decode(), 'data-testid="result-card"')
+    assert "Re-roll: Ysolde Varr&#x27;s Stamina test against Ambitious 30" in card
+    fight.refresh()
+    assert fight.ysolde.state == "active" and not fight.ysolde.stamina_due
