@@ -1,6 +1,6 @@
 """Undo and Fate restore the exact previous state: a Hypothesis state machine plays any
-sequence of declarations, defenses, rolls, Stamina tests, Fate spends, turns and manual wounds,
-and after every step checks that undoing everything returns to the state right after the start."""
+sequence of declarations, defenses, rolls, Fate spends, turns and manual wounds, and after
+every step checks that undoing everything returns to the state right after the start."""
 
 from __future__ import annotations
 
@@ -164,10 +164,7 @@ class FightMachine(RuleBasedStateMachine):
     @rule(reroll=st.booleans(), roll=st.integers(1, 100))
     def fate(self, reroll: bool, roll: int) -> None:
         entry = services.latest_roll(self.encounter)
-        if entry is None or entry.kind not in (
-            CombatLogEntry.Kind.ROLL,
-            CombatLogEntry.Kind.STAMINA,
-        ):
+        if entry is None or entry.kind != CombatLogEntry.Kind.ROLL:
             return
         ysolde = next(p for p in self._participants() if not p.character.is_npc)
         self._try(
@@ -178,12 +175,6 @@ class FightMachine(RuleBasedStateMachine):
             roll=roll,
             actor=self.table.player,
         )
-
-    @rule(roll=st.integers(1, 100), index=st.integers(0, 2))
-    def stamina(self, roll: int, index: int) -> None:
-        """The Stamina test a grievous wound or a stun called for (refused when none is)."""
-        p = self._participants()[index]
-        self._try(services.stamina_check, participant=p, roll=roll, actor=self.table.gm)
 
     @rule()
     def next_turn(self) -> None:
