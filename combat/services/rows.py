@@ -22,7 +22,11 @@ Locks are always taken in one order:
 
 An action skips what it does not lock (a declaration changes no sheet and locks no
 character, but does lock the zone and the weapon it points at). The sheet services lock a
-character before its rows and never an encounter, so the two cannot deadlock. A new row that
+character before its rows and never an encounter, so the two cannot deadlock. A deletion of
+campaigns or sheets (sheets.signals.deleting) takes the same order with the campaign between:
+:func:`lock_fights` locks the encounters they are in, by pk, before the deletion locks the
+campaigns, then the sheets; so it waits for the action in progress, and every action after it
+finds no encounter (a 404). A new row that
 points at sheet rows (a declaration's zone and weapon, a participant's character) has them
 locked in that order first: PostgreSQL checks foreign keys at commit with row locks of its
 own, in an order of its own (tests/combat/test_row_locking.py).
@@ -41,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from combat import events
@@ -350,6 +354,32 @@ def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: boo
         if rows.zones.keys() != zones or rows.weapons.keys() != weapons:
             raise CombatConflict("The targeted zone or the weapon no longer exists.")
     return rows
+
+
+def lock_fights(*, campaigns: Collection[int] = (), characters: Collection[int] = ()) -> list[int]:
+    """Lock the encounters of ``campaigns`` and those ``characters`` take part in, by pk, in
+    one statement, and return their pks: what a deletion of them takes first, before any lock
+    of theirs (the first rows of the order above). An action in progress in one of them is
+    waited for; an action after them waits, then finds its encounter gone. Every other
+    action in these fights comes in through the same encounter lock, so none writes rows
+    the deletion has not seen: rows a deletion had not collected used to break its foreign
+    keys at COMMIT."""
+    if not campaigns and not characters:
+        return []
+    where = Q(campaign_id__in=sorted(campaigns))
+    if characters:
+        fighting = Participant.objects.filter(character_id__in=sorted(characters))
+        where |= Q(pk__in=fighting.values("encounter_id"))
+    fights = Encounter.objects.select_for_update(of=("self",)).filter(where).order_by("pk")
+    return list(fights.values_list("pk", flat=True))
+
+
+def on_deleting(
+    sender: Any, *, campaigns: Collection[int], characters: Collection[int], **kwargs: Any
+) -> None:
+    """sheets.signals.deleting's receiver: the fights of what is about to be deleted are
+    locked first (:func:`lock_fights`)."""
+    lock_fights(campaigns=campaigns, characters=characters)
 
 
 def _lock_encounter(actor: User, pk: int) -> Encounter:
