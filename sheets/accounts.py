@@ -184,6 +184,18 @@ def delete_account(*, user: User, characters: str) -> None:
     action in progress finishes first and every action after it finds nothing (a 404)."""
     if characters not in ("give", "delete"):
         raise ValueError(f"characters must be 'give' or 'delete', not {characters!r}")
+    pk = user.pk
+    try:
+        _delete_account(user, characters)
+    except BaseException:
+        # Django clears a deleted row's pk before the COMMIT, which can still fail: the
+        # account is then still there, and whoever reads the user next (the request's log
+        # line) reads its id, not None.
+        user.pk = pk
+        raise
+
+
+def _delete_account(user: User, characters: str) -> None:
     with transaction.atomic():
         services.lock_for_deletion(
             campaigns=list(Campaign.objects.filter(gm=user).values_list("pk", flat=True)),
