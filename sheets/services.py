@@ -539,6 +539,10 @@ def delete_row(*, user: User, character: Character, kind: str, row_id: int) -> b
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
     with transaction.atomic():
+        if kind != "discipline":
+            # An attack points at its zone and weapon: deleting one deletes or changes attacks
+            # of the sheet's fights, whose locks come first (lock_for_deletion).
+            signals.deleting.send(sender=ROW_MODELS[kind], campaigns=(), characters=[character.pk])
         locked = _lock_for_writer(character, user)
         deleted, _ = ROW_MODELS[kind]._default_manager.filter(character=locked, pk=row_id).delete()
         if deleted:

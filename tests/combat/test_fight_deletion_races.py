@@ -488,3 +488,52 @@ def test_strikes_and_damage_racing_a_deletion_never_answer_500(how):
         assert set(outcomes.of("adjust")) <= {200, 404}
         assert outcomes.of("strike")[-1] == outcomes.of("adjust")[-1] == 404
         _nothing_left(fight, sheets)
+
+
+# --- A zone deleted from the sheet while an attack on it is being defended ------------------
+
+
+def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight):
+    """An attack points at its zone: deleting the zone deletes the attack. The defense
+    holding the attack used to finish first and log an entry pointing at it, which the
+    zone's deletion had not collected: IntegrityError at COMMIT, a 500."""
+    chest = fight.zone(fight.ysolde, "chest")
+    decl, _ = services.declare_attack(
+        encounter=fight.encounter,
+        attacker=fight.thug,
+        target=fight.ysolde,
+        action="fast",
+        zone=chest,
+        weapon=fight.weapon(fight.thug),
+        actor=fight.table.gm,
+    )
+    outcomes = Outcomes()
+    held, release = threading.Event(), threading.Event()
+
+    def defend_held() -> None:
+        try:
+            with transaction.atomic():
+                services.declare_defense(declaration=decl, defense="dodge", actor=fight.table.gm)
+                held.set()
+                assert release.wait(WAIT)
+        except Exception as exc:
+            with outcomes.lock:
+                outcomes.errors.append(f"defense: {type(exc).__name__}: {exc}")
+        finally:
+            held.set()
+            connection.close()
+
+    defender = _thread(defend_held)
+    assert held.wait(WAIT)
+    url = f"/api/characters/{fight.ysolde.character_id}/zones/{chest.pk}/"
+    deleter = _thread(outcomes.run, "delete", lambda: _api(fight.table.player).delete(url))
+    _wait_for_a_lock_waiter(deleter)
+    release.set()
+    _join(defender, deleter)
+    assert outcomes.errors == []
+    assert outcomes.of("delete") == [204]
+    assert not BodyZone.objects.filter(pk=chest.pk).exists()
+    assert not Declaration.objects.filter(pk=decl.pk).exists()
+    # The attack's history stays, no longer pointing at it.
+    kinds = CombatLogEntry.objects.filter(encounter=fight.encounter, declaration_id=None)
+    assert {"declare", "defend"} <= set(kinds.values_list("kind", flat=True))
