@@ -22,14 +22,17 @@ Locks are always taken in one order:
 
 An action skips what it does not lock (a declaration changes no sheet and locks no
 character, but does lock the zone and the weapon it points at). The sheet services lock a
-character before its rows and never an encounter, so the two cannot deadlock. A deletion of
-campaigns or sheets (sheets.signals.deleting) takes the same order with the campaign between:
-:func:`lock_fights` locks the encounters they are in, by pk, before the deletion locks the
-campaigns, then the sheets; so it waits for the action in progress, and every action after it
-finds no encounter (a 404). A new row that
+character before its rows and never an encounter, so the two cannot deadlock. A new row that
 points at sheet rows (a declaration's zone and weapon, a participant's character) has them
 locked in that order first: PostgreSQL checks foreign keys at commit with row locks of its
 own, in an order of its own (tests/combat/test_row_locking.py).
+
+A deletion of campaigns, sheets or a sheet's zone or weapon (``sheets.signals.deleting``)
+takes the same order, with the campaign between the encounter and the characters:
+:func:`lock_fights` locks the encounters they are in, by pk, before the deletion locks the
+campaigns, then the sheets. So it waits for the action in progress and sees every row it
+wrote, and an action after it waits, then finds no encounter (a 404)
+(tests/combat/test_fight_deletion_races.py).
 
 Every field a service changes goes through :class:`Changes`, which records the exact before
 and after values in the entry; undo and Fate write the before values back (in a new entry)
