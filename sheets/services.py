@@ -96,6 +96,14 @@ def lock_for_deletion(
     return locked
 
 
+def lock_fights_of(*, characters: Collection[int]) -> None:
+    """The locks of the fights ``characters`` take part in (combat's, through
+    :data:`signals.deleting`), first in a write that deletes them or some of their zones or
+    weapons, before it locks the sheets: an attack points at its zone and weapon, and a
+    deletion must not collect the fight's rows while an action is writing them."""
+    signals.deleting.send(sender=Character, campaigns=(), characters=sorted(characters))
+
+
 def remove_player(*, user: User, campaign: Campaign, user_id: int) -> bool:
     """Remove the player ``user_id`` from the campaign. Returns False when they were not a
     player. ``user`` is the campaign's GM, or the player leaving; else ``PermissionDenied``."""
@@ -230,7 +238,7 @@ def delete_character(*, user: User, character: Character) -> bool:
     sheet (its owner, the GM). A sheet in a fight waits for the fight's action in progress:
     the fight's lock comes first (:func:`lock_for_deletion`)."""
     with transaction.atomic():
-        signals.deleting.send(sender=Character, campaigns=(), characters=[character.pk])
+        lock_fights_of(characters=[character.pk])
         try:
             locked = _lock_for_writer(character, user)
         except Character.DoesNotExist:
@@ -284,6 +292,10 @@ ROW_SETS: dict[str, type[Discipline | Weapon | BodyZone]] = {
     "weapons": Weapon,
     "zones": BodyZone,
 }
+#: The rows an attack points at: deleting one (or replacing its set) deletes or changes
+#: attacks of the sheet's fights, so the fights are locked first (:func:`lock_fights_of`).
+FIGHT_ROWS = ("zone", "weapon")
+FIGHT_ROW_SETS = ("zones", "weapons")
 #: Only the GM makes a sheet an NPC or shows an NPC's sheet to the players.
 GM_FIELDS = ("is_npc", "revealed")
 
@@ -539,10 +551,8 @@ def delete_row(*, user: User, character: Character, kind: str, row_id: int) -> b
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
     with transaction.atomic():
-        if kind != "discipline":
-            # An attack points at its zone and weapon: deleting one deletes or changes attacks
-            # of the sheet's fights, whose locks come first (lock_for_deletion).
-            signals.deleting.send(sender=ROW_MODELS[kind], campaigns=(), characters=[character.pk])
+        if kind in FIGHT_ROWS:
+            lock_fights_of(characters=[character.pk])
         locked = _lock_for_writer(character, user)
         deleted, _ = ROW_MODELS[kind]._default_manager.filter(character=locked, pk=row_id).delete()
         if deleted:

@@ -493,10 +493,31 @@ def test_strikes_and_damage_racing_a_deletion_never_answer_500(how):
 # --- A zone deleted from the sheet while an attack on it is being defended ------------------
 
 
-def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight):
+ZONE_DELETIONS: dict[str, tuple[Callable[[Fight, BodyZone], Any], int]] = {
+    "zone DELETE": (
+        lambda f, zone: _api(f.table.player).delete(
+            f"/api/characters/{f.ysolde.character_id}/zones/{zone.pk}/"
+        ),
+        204,
+    ),
+    # Nested rows sent with the sheet replace its rows: its zones are deleted, then made anew.
+    "sheet PATCH with zones": (
+        lambda f, zone: _api(f.table.player).patch(
+            f"/api/characters/{f.ysolde.character_id}/",
+            {"zones": [{"name": "head"}, {"name": "body"}]},
+            format="json",
+        ),
+        200,
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(ZONE_DELETIONS))
+def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight, how):
     """An attack points at its zone: deleting the zone deletes the attack. The defense
     holding the attack used to finish first and log an entry pointing at it, which the
     zone's deletion had not collected: IntegrityError at COMMIT, a 500."""
+    delete, deleted = ZONE_DELETIONS[how]
     chest = fight.zone(fight.ysolde, "chest")
     decl, _ = services.declare_attack(
         encounter=fight.encounter,
@@ -525,13 +546,12 @@ def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight
 
     defender = _thread(defend_held)
     assert held.wait(WAIT)
-    url = f"/api/characters/{fight.ysolde.character_id}/zones/{chest.pk}/"
-    deleter = _thread(outcomes.run, "delete", lambda: _api(fight.table.player).delete(url))
+    deleter = _thread(outcomes.run, "delete", lambda: delete(fight, chest))
     _wait_for_a_lock_waiter(deleter)
     release.set()
     _join(defender, deleter)
     assert outcomes.errors == []
-    assert outcomes.of("delete") == [204]
+    assert outcomes.of("delete") == [deleted]
     assert not BodyZone.objects.filter(pk=chest.pk).exists()
     assert not Declaration.objects.filter(pk=decl.pk).exists()
     # The attack's history stays, no longer pointing at it.
