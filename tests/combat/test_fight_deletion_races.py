@@ -557,3 +557,32 @@ def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight
     # The attack's history stays, no longer pointing at it.
     kinds = CombatLogEntry.objects.filter(encounter=fight.encounter, declaration_id=None)
     assert {"declare", "defend"} <= set(kinds.values_list("kind", flat=True))
+
+
+# --- A new fight made in a campaign being deleted -----------------------------------------
+
+
+@pytest.mark.parametrize("how", sorted(DELETIONS))
+def test_a_fight_created_behind_the_deletion_of_its_campaign_is_not_found(fight, how):
+    """The new encounter points at its campaign: its INSERT went through while the deletion
+    held the campaign, and its foreign key failed at COMMIT, after the deletion (a 500)."""
+    sheets = _sheets(fight)
+    _, deleted = DELETIONS[how]
+    gm, campaign = fight.table.gm, fight.table.campaign.pk
+    outcomes = Outcomes()
+    with _deletion_held(fight, how, outcomes) as release:
+        creator = _thread(
+            outcomes.run,
+            "create",
+            lambda: _api(gm).post(
+                "/api/encounters/", {"campaign": campaign, "name": "Late"}, format="json"
+            ),
+        )
+        _wait_for_a_lock_waiter(creator)
+        release.set()
+    _join(creator)
+    assert outcomes.errors == []
+    assert outcomes.of("delete") == [deleted]
+    assert outcomes.of("create") == [404]
+    assert not Encounter.objects.filter(campaign_id=campaign).exists()
+    _nothing_left(fight, sheets)
