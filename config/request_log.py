@@ -46,7 +46,8 @@ def _user_id(request: HttpRequest) -> int | None:
         # (django.contrib.auth.middleware caches it on the request). DRF's token and session
         # authentication replace request.user with the user itself.
         user = request.__dict__.get("_cached_user") or request.__dict__.get("_acached_user")
-    if user is None or not user.is_authenticated:
+    if user is None or not user.is_authenticated or user.pk is None:
+        # No pk: a user deleted by this very request (Django clears a deleted row's pk).
         return None
     return int(user.pk)
 

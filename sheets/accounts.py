@@ -25,6 +25,7 @@ from django.tasks import task
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from sheets import services
 from sheets.models import (
     Campaign,
     CampaignHandover,
@@ -176,12 +177,32 @@ def delete_account(*, user: User, characters: str) -> None:
     "give"), or are deleted ("delete"). The campaigns they run go with all that is in them
     (fights, their players' sheets, webhooks); the caller has had each one confirmed by name.
     The fights' logs elsewhere stay, their entries no longer naming the user (the actor
-    becomes null). Every session and API token ends with the account."""
+    becomes null). Every session and API token ends with the account.
+
+    The fights of all this may be played right now: the locks come first, in the documented
+    order (``services.lock_for_deletion``: the fights, the campaigns, the sheets), so an
+    action in progress finishes first and every action after it finds nothing (a 404)."""
     if characters not in ("give", "delete"):
         raise ValueError(f"characters must be 'give' or 'delete', not {characters!r}")
+    pk = user.pk
+    try:
+        _delete_account(user, characters)
+    except BaseException:
+        # Django clears a deleted row's pk before the COMMIT, which can still fail: the
+        # account is then still there, and whoever reads the user next (the request's log
+        # line) reads its id, not None.
+        user.pk = pk
+        raise
+
+
+def _delete_account(user: User, characters: str) -> None:
     with transaction.atomic():
-        # Locked first, as every write to a sheet locks it (sheets.services.delete_character).
-        theirs = list(characters_elsewhere(user).select_for_update(of=("self",)))
+        services.lock_for_deletion(
+            campaigns=list(Campaign.objects.filter(gm=user).values_list("pk", flat=True)),
+            characters=list(characters_elsewhere(user).values_list("pk", flat=True)),
+        )
+        # Read again under the locks: a sheet handed over meanwhile is no longer theirs.
+        theirs = list(characters_elsewhere(user))
         for character in theirs:
             if characters == "give":
                 character.owner_id = character.campaign.gm_id

@@ -58,6 +58,52 @@ def join_campaign(*, user: User, code: str) -> tuple[Campaign, bool]:
     return campaign, created
 
 
+def delete_campaign(*, user: User, campaign: Campaign) -> bool:
+    """Delete a campaign with all that is in it (fights, sheets, roll logs); False when it is
+    already gone. ``PermissionDenied`` unless ``user`` is its GM.
+
+    Its fights may be played right now: the locks come first, in the documented order
+    (:func:`lock_for_deletion`), so an action in progress finishes before anything is
+    collected, and every action after it finds nothing (a 404)."""
+    with transaction.atomic():
+        locked = lock_for_deletion(campaigns=[campaign.pk])
+        if not locked:
+            return False
+        if not locked[0].is_gm(user):
+            raise PermissionDenied("Only the campaign's GM deletes it.")
+        locked[0].delete()
+    return True
+
+
+def lock_for_deletion(
+    *, campaigns: Collection[int] = (), characters: Collection[int] = ()
+) -> list[Campaign]:
+    """The first statements of a deletion of ``campaigns`` (with all that is in them) and of
+    ``characters`` (deleted or handed over), in the lock order of docs/architecture.md: what
+    the layers above lock first (:data:`signals.deleting`: combat locks the fights they are
+    in), then the campaigns, then every sheet of theirs and ``characters``, by pk, in one
+    statement (a sheet before its rows, as every write to it: ``_lock_for_writer``).
+    Returns the campaigns that still exist, locked, by pk; the caller's transaction holds
+    the locks, and nobody else writes these rows until it ends."""
+    signals.deleting.send(sender=Campaign, campaigns=campaigns, characters=characters)
+    locked = list(
+        Campaign.objects.select_for_update().filter(pk__in=sorted(campaigns)).order_by("pk")
+    )
+    sheets = Character.objects.filter(
+        models.Q(campaign__in=[c.pk for c in locked]) | models.Q(pk__in=sorted(characters))
+    )
+    list(sheets.select_for_update(of=("self",)).order_by("pk").values_list("pk", flat=True))
+    return locked
+
+
+def lock_fights_of(*, characters: Collection[int]) -> None:
+    """The locks of the fights ``characters`` take part in (combat's, through
+    :data:`signals.deleting`), first in a write that deletes them or some of their zones or
+    weapons, before it locks the sheets: an attack points at its zone and weapon, and a
+    deletion must not collect the fight's rows while an action is writing them."""
+    signals.deleting.send(sender=Character, campaigns=(), characters=sorted(characters))
+
+
 def remove_player(*, user: User, campaign: Campaign, user_id: int) -> bool:
     """Remove the player ``user_id`` from the campaign. Returns False when they were not a
     player. ``user`` is the campaign's GM, or the player leaving; else ``PermissionDenied``."""
@@ -189,8 +235,10 @@ def delete_character(*, user: User, character: Character) -> bool:
     as every write to it locks it before its rows: deleting the rows first took their locks in
     the opposite order and deadlocked with a write in progress (which then finishes first, and
     the rows it added go with the sheet). ``PermissionDenied`` unless ``user`` may change the
-    sheet (its owner, the GM)."""
+    sheet (its owner, the GM). A sheet in a fight waits for the fight's action in progress:
+    the fight's lock comes first (:func:`lock_for_deletion`)."""
     with transaction.atomic():
+        lock_fights_of(characters=[character.pk])
         try:
             locked = _lock_for_writer(character, user)
         except Character.DoesNotExist:
@@ -244,6 +292,10 @@ ROW_SETS: dict[str, type[Discipline | Weapon | BodyZone]] = {
     "weapons": Weapon,
     "zones": BodyZone,
 }
+#: The rows an attack points at: deleting one (or replacing its set) deletes or changes
+#: attacks of the sheet's fights, so the fights are locked first (:func:`lock_fights_of`).
+FIGHT_ROWS = ("zone", "weapon")
+FIGHT_ROW_SETS = ("zones", "weapons")
 #: Only the GM makes a sheet an NPC or shows an NPC's sheet to the players.
 GM_FIELDS = ("is_npc", "revealed")
 
@@ -499,6 +551,8 @@ def delete_row(*, user: User, character: Character, kind: str, row_id: int) -> b
     if kind not in ("discipline", "weapon", "zone"):
         raise ValidationError("Unknown kind of row.")
     with transaction.atomic():
+        if kind in FIGHT_ROWS:
+            lock_fights_of(characters=[character.pk])
         locked = _lock_for_writer(character, user)
         deleted, _ = ROW_MODELS[kind]._default_manager.filter(character=locked, pk=row_id).delete()
         if deleted:

@@ -11,7 +11,7 @@ from combat import conditions as condition_rules
 from combat.models import CombatLogEntry, Encounter, Participant
 from combat.services.rows import Changes, CombatError, Kind, lock, log
 from rules.engine import omg
-from sheets.models import BodyZone, Character, Discipline, Weapon
+from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -29,6 +29,12 @@ def create_encounter(*, campaign: Any, name: str, actor: User) -> tuple[Encounte
     if not name:
         raise CombatError("Give the encounter a name.")
     with transaction.atomic():
+        # The campaign's lock first: a deletion of the campaign holding it is waited for, and
+        # then the campaign is gone (a 404). Without it the new encounter's foreign key was
+        # checked at COMMIT, after the deletion's, and failed (a 500). No one else can hold
+        # the new encounter, so this cannot invert the lock order (docs/architecture.md).
+        if not Campaign.objects.select_for_update().filter(pk=campaign.pk).exists():
+            raise Campaign.DoesNotExist("No such campaign: it was deleted meanwhile.")
         encounter = Encounter.objects.create(campaign=campaign, name=name[:120])
         rows = lock(encounter, actor=actor)
         entry = log(rows, Kind.CREATE, actor=actor, text=f"Encounter “{encounter.name}” created.")

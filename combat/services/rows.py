@@ -27,6 +27,13 @@ points at sheet rows (a declaration's zone and weapon, a participant's character
 locked in that order first: PostgreSQL checks foreign keys at commit with row locks of its
 own, in an order of its own (tests/combat/test_row_locking.py).
 
+A deletion of campaigns, sheets or a sheet's zone or weapon (``sheets.signals.deleting``)
+takes the same order, with the campaign between the encounter and the characters:
+:func:`lock_fights` locks the encounters they are in, by pk, before the deletion locks the
+campaigns, then the sheets. So it waits for the action in progress and sees every row it
+wrote, and an action after it waits, then finds no encounter (a 404)
+(tests/combat/test_fight_deletion_races.py).
+
 Every field a service changes goes through :class:`Changes`, which records the exact before
 and after values in the entry; undo and Fate write the before values back (in a new entry)
 after checking that nothing changed them since.
@@ -41,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from combat import events
@@ -350,6 +357,32 @@ def lock_declaration(declaration: Declaration | int, *, actor: User, sheets: boo
         if rows.zones.keys() != zones or rows.weapons.keys() != weapons:
             raise CombatConflict("The targeted zone or the weapon no longer exists.")
     return rows
+
+
+def lock_fights(*, campaigns: Collection[int] = (), characters: Collection[int] = ()) -> list[int]:
+    """Lock the encounters of ``campaigns`` and those ``characters`` take part in, by pk, in
+    one statement, and return their pks: what a deletion of them takes first, before any lock
+    of theirs (the first rows of the order above). An action in progress in one of them is
+    waited for; an action after them waits, then finds its encounter gone. Every other
+    action in these fights comes in through the same encounter lock, so none writes rows
+    the deletion has not seen: rows a deletion had not collected used to break its foreign
+    keys at COMMIT."""
+    if not campaigns and not characters:
+        return []
+    where = Q(campaign_id__in=sorted(campaigns))
+    if characters:
+        fighting = Participant.objects.filter(character_id__in=sorted(characters))
+        where |= Q(pk__in=fighting.values("encounter_id"))
+    fights = Encounter.objects.select_for_update(of=("self",)).filter(where).order_by("pk")
+    return list(fights.values_list("pk", flat=True))
+
+
+def on_deleting(
+    sender: Any, *, campaigns: Collection[int], characters: Collection[int], **kwargs: Any
+) -> None:
+    """sheets.signals.deleting's receiver: the fights of what is about to be deleted are
+    locked first (:func:`lock_fights`)."""
+    lock_fights(campaigns=campaigns, characters=characters)
 
 
 def _lock_encounter(actor: User, pk: int) -> Encounter:

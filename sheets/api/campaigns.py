@@ -10,6 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -103,6 +104,11 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
 
     def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         serializer.save(gm=self.request.user)
+
+    def perform_destroy(self, instance: Campaign) -> None:
+        # With its fights, which may be played right now: the service locks them first.
+        if not services.delete_campaign(user=signed_in(self.request.user), campaign=instance):
+            raise NotFound("No such campaign: it was deleted meanwhile.")
 
     @extend_schema(
         request=JoinSerializer,

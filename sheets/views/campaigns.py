@@ -76,8 +76,10 @@ def campaign_delete(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     if request.method == "POST":
         name = campaign.name
-        campaign.delete()
-        messages.success(request, f"Campaign “{name}” deleted.")
+        if services.delete_campaign(user=request.user, campaign=campaign):
+            messages.success(request, f"Campaign “{name}” deleted.")
+        else:
+            messages.info(request, f"Campaign “{name}” was already deleted.")
         return redirect("sheets:dashboard")
     return render(request, "sheets/campaign_confirm_delete.html", {"campaign": campaign})
 

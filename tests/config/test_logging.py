@@ -11,14 +11,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.test import AsyncClient, Client
+from django.contrib.auth.models import User
+from django.db.models.signals import post_delete
+from django.http import HttpResponse
+from django.test import AsyncClient, Client, RequestFactory
 from django.urls import reverse
 
 from combat import services
 from config.logging import REDACTED, JsonFormatter, RequestContextFilter, scrub
+from config.request_log import RequestLogMiddleware
 from sheets.models import ApiToken
 from tests.factories import PASSWORD, make_user
 
@@ -89,6 +94,39 @@ def test_it_logs_the_user_of_a_token_but_never_the_token(client, log):
     assert (line["user_id"], line["path"]) == (user.pk, "/api/characters/")
     assert key not in log.text
     assert key[:12] not in log.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_logs_the_user_of_an_account_deletion_that_failed_at_commit(log):
+    """Django clears a deleted user's pk before the COMMIT. When the COMMIT then fails (here
+    a row written in the same transaction still points at the user, as the rows of a strike
+    committed meanwhile used to), the account is still there, and the 500 is logged with
+    its user: reading the cleared pk raised TypeError in the log middleware instead."""
+    user = make_user()
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+
+    def meanwhile(sender: Any, instance: Any, **kwargs: Any) -> None:
+        ApiToken.objects.create_token(user=instance, name="written meanwhile")
+
+    post_delete.connect(meanwhile, sender=type(user), dispatch_uid="test_meanwhile")
+    try:
+        response = client.post(reverse("sheets:account_delete"), {"password": PASSWORD})
+    finally:
+        post_delete.disconnect(sender=type(user), dispatch_uid="test_meanwhile")
+    assert response.status_code == 500
+    [line] = log.requests()
+    assert (line["status"], line["level"], line["user_id"]) == (500, "ERROR", user.pk)
+    assert type(user).objects.filter(pk=user.pk).exists()
+
+
+def test_it_logs_no_user_for_one_the_request_deleted(log):
+    """A user deleted by the request has no pk any more (Django clears it): no user id."""
+    request = RequestFactory().post("/account/delete/")
+    request.user = User(username="gone")
+    RequestLogMiddleware(lambda request: HttpResponse(status=302))(request)
+    [line] = log.requests()
+    assert (line["status"], line["user_id"]) == (302, None)
 
 
 @pytest.mark.django_db

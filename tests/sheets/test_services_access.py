@@ -1,10 +1,11 @@
 """The sheet services decide who may call them, with the rule the pages and the API check
 first: a sheet's rows and workflows (add, change, delete a discipline, weapon or zone; wounds
 added by hand; rest, aptitude raise, reserve roll and call; deleting it) are its owner's and the
-GM's (``Character.can_edit``); resting the whole table, handing the campaign over and removing a
-player are the campaign's GM's, a player may remove only themselves (leaving); its GM and
-players make sheets in a campaign, NPCs and revealed sheets are the GM's. A caller that forgets
-its check (a script, a new endpoint) is refused all the same, and nothing changes."""
+GM's (``Character.can_edit``); resting the whole table, handing the campaign over, deleting it
+and removing a player are the campaign's GM's, a player may remove only themselves (leaving);
+its GM and players make sheets in a campaign, NPCs and revealed sheets are the GM's. A caller
+that forgets its check (a script, a new endpoint) is refused all the same, and nothing
+changes."""
 
 from __future__ import annotations
 
@@ -89,6 +90,11 @@ def offer(user: Any, hero: Character) -> Any:
     return accounts.offer_campaign(user=user, campaign=hero.campaign, to_user_id=hero.owner_id)
 
 
+def delete_campaign(user: Any, hero: Character) -> Any:
+    """Deletes the hero's campaign with all that is in it: the GM's to do."""
+    return services.delete_campaign(user=user, campaign=hero.campaign)
+
+
 def create(user: Any, hero: Character) -> Any:
     return services.create_character(campaign=hero.campaign, owner=user, name="Newcomer")
 
@@ -120,7 +126,7 @@ def create_from_build(user: Any, hero: Character) -> Any:
 
 SHEET = [add, update, delete_row, wound, rest, buy_raise, roll_reserve, reserve_call, delete]
 MAKERS = [create, create_from_build]
-GM_ONLY = [rest_campaign, offer, create_npc, create_revealed]
+GM_ONLY = [rest_campaign, offer, delete_campaign, create_npc, create_revealed]
 OTHERS = ["another player", "outsider"]
 REFUSED = [
     *[(call, who) for call in SHEET for who in OTHERS],
@@ -194,7 +200,7 @@ def test_it_lets_the_owner_the_gm_and_the_players_act(played, table, call, who):
         assert Character.objects.get(pk=played.pk).version == version + 1
 
 
-@pytest.mark.parametrize("call", [rest_campaign, offer, remove_player], ids=ids)
+@pytest.mark.parametrize("call", [rest_campaign, offer, remove_player, delete_campaign], ids=ids)
 def test_it_asks_the_campaign_as_it_is_now_who_runs_the_table(played, table, call):
     """A handover between the caller's read and the rest: the former GM, still holding the
     campaign as they read it, is refused (a player now, removing another player)."""
@@ -210,3 +216,9 @@ def test_it_asks_the_campaign_as_it_is_now_who_runs_the_table(played, table, cal
     with pytest.raises(PermissionDenied):
         call(table.gm, played)
     assert state(played) == before
+
+
+def test_deleting_a_campaign_deleted_meanwhile_says_so_and_changes_nothing(played, table):
+    campaign = played.campaign
+    Campaign.objects.filter(pk=campaign.pk).delete()
+    assert services.delete_campaign(user=table.gm, campaign=campaign) is False
