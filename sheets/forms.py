@@ -42,6 +42,33 @@ class EmailForm(forms.Form):
     )
 
 
+REVOKE_TOKENS_LABEL = "Also revoke my API tokens"
+REVOKE_TOKENS_HELP = (
+    "Every script and bot using one stops working; you create new tokens afterwards. "
+    "Untick only if you are sure nobody else has your tokens."
+)
+
+
+def revoke_tokens_field() -> forms.BooleanField:
+    """Ticked unless the owner unticks it: after a compromise, a key the thief copied must
+    stop working with the password and the sessions."""
+    return forms.BooleanField(
+        label=REVOKE_TOKENS_LABEL, help_text=REVOKE_TOKENS_HELP, required=False, initial=True
+    )
+
+
+class PasswordChangeForm(auth_forms.PasswordChangeForm):
+    """Django's, with the choice to revoke the account's API tokens too (ticked)."""
+
+    revoke_tokens = revoke_tokens_field()
+
+
+class EndSessionsForm(forms.Form):
+    """The "log out everywhere else" form, with the same choice for the API tokens."""
+
+    revoke_tokens = revoke_tokens_field()
+
+
 class PasswordResetForm(auth_forms.PasswordResetForm):
     """Django's, with the mail sent by the task worker: the page answers in the same time
     whether or not an account has the address."""

@@ -24,6 +24,8 @@ from sheets.forms import (
     ApiTokenForm,
     DeleteAccountForm,
     EmailForm,
+    EndSessionsForm,
+    PasswordChangeForm,
     PasswordResetForm,
     SignupForm,
 )
@@ -148,7 +150,12 @@ def account(request: AuthedRequest) -> HttpResponse:
     return render(
         request,
         "registration/account.html",
-        {"email_form": form, "other_sessions": max(0, sessions - 1), "offers": offers},
+        {
+            "email_form": form,
+            "sessions_form": EndSessionsForm(),
+            "other_sessions": max(0, sessions - 1),
+            "offers": offers,
+        },
     )
 
 
@@ -172,12 +179,28 @@ def email_confirm(request: AuthedRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def sessions_end(request: AuthedRequest) -> HttpResponse:
-    """Log out everywhere else: every other session of yours ends now."""
+    """Log out everywhere else: every other session of yours ends now, and your API tokens
+    are revoked unless you untick the box."""
+    form = EndSessionsForm(request.POST)
+    form.is_valid()  # one optional checkbox: always valid
     ended = accounts.end_other_sessions(request.user, keep=request.session)
     messages.success(
         request, f"Logged out everywhere else ({ended} other session{'s' * (ended != 1)})."
     )
+    if form.cleaned_data.get("revoke_tokens"):
+        _say_tokens_revoked(request, ApiToken.objects.revoke_all(user=request.user))
     return redirect("sheets:account")
+
+
+def _say_tokens_revoked(request: HttpRequest, count: int) -> None:
+    if count:
+        messages.success(
+            request,
+            f"Your {count} API token{'s' * (count != 1)} {'are' if count != 1 else 'is'} "
+            "revoked: scripts using them stop working. Create new ones on the API tokens page.",
+        )
+    else:
+        messages.info(request, "You had no API tokens to revoke.")
 
 
 @login_required
@@ -281,15 +304,23 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         accounts.end_other_sessions(form.user, keep=None)
+        # And every API token: a key the thief copied, or minted with one, stops now (the
+        # done page says so).
+        ApiToken.objects.revoke_all(user=form.user)
         return response
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's; the other sessions end (this one stays logged in)."""
+    """Django's; the other sessions end (this one stays logged in), and the API tokens are
+    revoked unless the owner unticks the box."""
+
+    form_class = PasswordChangeForm
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         # Django gave this session a new key (update_session_auth_hash): it is the one kept.
         accounts.end_other_sessions(form.user, keep=self.request.session)
         accounts.remember_session(form.user, self.request.session)
+        if form.cleaned_data.get("revoke_tokens"):
+            _say_tokens_revoked(self.request, ApiToken.objects.revoke_all(user=form.user))
         return response
