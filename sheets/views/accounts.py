@@ -288,12 +288,11 @@ def handover_decline(request: AuthedRequest, pk: int) -> HttpResponse:
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Django's, restyled; throttled per client and per address asked for by
-    config.throttling.PasswordResetThrottleMiddleware."""
+    config.throttling.PasswordResetThrottleMiddleware. The mail is made and sent by the task
+    worker (``PasswordResetForm``)."""
 
     form_class = PasswordResetForm
     template_name = "registration/password_reset_form.html"
-    email_template_name = "registration/password_reset_email.txt"
-    subject_template_name = "registration/password_reset_subject.txt"
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
