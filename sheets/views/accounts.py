@@ -18,7 +18,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from sheets import accounts, services
+from sheets import accounts, limits, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import (
     ApiTokenForm,
@@ -49,11 +49,35 @@ def signup(request: HttpRequest) -> HttpResponse:
     ):
         next_url = ""  # only a page of this site: "//evil.example", "/\\evil.example" are not
     join_code = _join_code(next_url)
+    context = {"next": next_url, "joining": bool(join_code)}
+    if request.method == "POST":
+        try:
+            limits.check_signup(request)
+        except limits.RateLimited as exc:
+            # Not even validated: a name taken or free is not told either.
+            typed = {k: request.POST.get(k, "") for k in ("username", "email")}
+            return _limited(
+                request,
+                "registration/signup.html",
+                exc,
+                {**context, "form": SignupForm(initial=typed)},
+            )
     if request.method == "POST" and form.is_valid():
+        email = form.cleaned_data.get("email")
+        if email:
+            try:
+                limits.check_confirm_mail(request, email)
+            except limits.RateLimited as exc:
+                form.add_error(
+                    "email", f"{exc} Or leave it empty and add it later on your account page."
+                )
+                return _limited(
+                    request, "registration/signup.html", exc, {**context, "form": form}, shown=False
+                )
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}!")
-        if email := form.cleaned_data.get("email"):
+        if email:
             accounts.send_email_confirmation(request, user, email)
             messages.info(request, f"We mailed a link to {email}: follow it to confirm it.")
         if join_code:
@@ -65,11 +89,24 @@ def signup(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"You joined “{campaign.name}”.")
             return redirect(campaign)
         return redirect(next_url or "sheets:dashboard")
-    return render(
-        request,
-        "registration/signup.html",
-        {"form": form, "next": next_url, "joining": bool(join_code)},
+    return render(request, "registration/signup.html", {**context, "form": form})
+
+
+def _limited(
+    request: HttpRequest,
+    template: str,
+    exc: limits.RateLimited,
+    context: dict[str, Any],
+    *,
+    shown: bool = True,
+) -> HttpResponse:
+    """The page again, with 429 and ``Retry-After``; the limit's message above the form
+    (``shown``) unless a field's error already says it."""
+    response = render(
+        request, template, {**context, "limited": str(exc) if shown else ""}, status=429
     )
+    response["Retry-After"] = str(exc.wait)
+    return response
 
 
 def _join_code(next_url: str) -> str:
@@ -140,23 +177,34 @@ def account(request: AuthedRequest) -> HttpResponse:
     form = EmailForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         email = form.cleaned_data["email"]
+        try:
+            limits.check_confirm_mail(request, email)
+        except limits.RateLimited as exc:
+            form.add_error("email", str(exc))
+            return _limited(
+                request,
+                "registration/account.html",
+                exc,
+                _account_context(request, form),
+                shown=False,
+            )
         accounts.send_email_confirmation(request, request.user, email)
         messages.info(
             request, f"We mailed a link to {email}: it becomes your address once you follow it."
         )
         return redirect("sheets:account")
+    return render(request, "registration/account.html", _account_context(request, form))
+
+
+def _account_context(request: AuthedRequest, form: EmailForm) -> dict[str, Any]:
     sessions = request.user.login_sessions.count()
     offers = CampaignHandover.objects.filter(to_user=request.user).select_related("campaign__gm")
-    return render(
-        request,
-        "registration/account.html",
-        {
-            "email_form": form,
-            "sessions_form": EndSessionsForm(),
-            "other_sessions": max(0, sessions - 1),
-            "offers": offers,
-        },
-    )
+    return {
+        "email_form": form,
+        "sessions_form": EndSessionsForm(),
+        "other_sessions": max(0, sessions - 1),
+        "offers": offers,
+    }
 
 
 @login_required
