@@ -73,7 +73,9 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
     """Django's, but the page only queues one task, the same whatever the address: the task
     worker looks the accounts up, makes the link and renders and sends the mail
     (``sheets.accounts.send_password_reset``). Done on the request path, that work made the
-    answer about 1 ms slower for an address that has an account (bench/bench_reset.py)."""
+    answer about 1 ms slower for an address that has an account (bench/bench_reset.py).
+    The task uses its own templates and Django's token generator: the template and token
+    arguments are Django's signature only."""
 
     def save(
         self,
