@@ -330,6 +330,11 @@ REST_FRAMEWORK = {
         "token_create": os.environ.get("THROTTLE_TOKEN_CREATE", "20/hour"),
         # Requests for a reset mail, per address asked for and per client (config/throttling.py).
         "password_reset": os.environ.get("THROTTLE_PASSWORD_RESET", "5/hour"),
+        # Sign-up attempts per client; confirmation mails per client and per address mailed;
+        # join-code attempts (page and API) per client and per user (sheets/limits.py).
+        "signup": os.environ.get("THROTTLE_SIGNUP", "20/hour"),
+        "confirm_mail": os.environ.get("THROTTLE_CONFIRM_MAIL", "5/hour"),
+        "join": os.environ.get("THROTTLE_JOIN", "10/min"),
     },
     # DRF's own reading of X-Forwarded-For is off (0: REMOTE_ADDR); the project's throttles
     # find the client through TRUSTED_PROXIES (config/throttling.py, client_ident).

@@ -38,8 +38,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from redis.exceptions import RedisError
+from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -80,14 +80,20 @@ class FailOpenThrottleMixin:
         return allowed
 
 
-def login_rate() -> tuple[int | None, int | None]:
-    """(requests, seconds) from the ``login`` throttle rate; (None, None) when unset."""
-    rate = api_settings.DEFAULT_THROTTLE_RATES.get(SCOPE)
+def scope_rate(scope: str) -> tuple[int | None, int | None]:
+    """(requests, seconds) from a scope's rate in ``DEFAULT_THROTTLE_RATES``, read at request
+    time (a changed setting takes effect); (None, None) when unset."""
+    rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
     if not rate:
         return None, None
     # The same notation as DRF's throttles: "10/min", "100/hour", "5/s".
     count, period = rate.split("/")  # type: ignore[union-attr]  # DRF's stubs say a number; it is "10/min"
     return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
+
+
+def login_rate() -> tuple[int | None, int | None]:
+    """(requests, seconds) from the ``login`` throttle rate; (None, None) when unset."""
+    return scope_rate(SCOPE)
 
 
 @functools.cache
@@ -105,7 +111,7 @@ def _trusted(address: str, networks: tuple[Any, ...]) -> bool:
     return any(ip in network for network in networks)
 
 
-def client_ident(request: HttpRequest) -> str:
+def client_ident(request: HttpRequest | Request) -> str:
     """The client's address, as every rate limit counts it: REMOTE_ADDR, unless that is one of
     TRUSTED_PROXIES; then the rightmost ``X-Forwarded-For`` address that is not one of them
     (each proxy appends the address it got the request from, so entries left of the first
@@ -213,13 +219,35 @@ def _buckets(request: HttpRequest) -> list[str]:
     return buckets
 
 
+def digest(value: str) -> str:
+    """What a bucket keeps of an address or a name: hashed, so the cache key stays short and
+    free of whatever was typed; case and surrounding spaces do not make a new bucket."""
+    return hashlib.sha256(value.strip().casefold().encode()).hexdigest()[:32]
+
+
+def client_bucket(request: HttpRequest | Request) -> str:
+    return f"ip:{client_ident(request)}"
+
+
+def wait_seconds(scope: str, buckets: list[str]) -> int | None:
+    """Count one request at ``scope``'s rate in each of ``buckets`` (the client's address, an
+    address mailed, a user...). The whole seconds to wait when any of them is over the limit,
+    else None; None too when the scope has no rate, or while the cache cannot be reached (fail
+    open, with the warning). One mechanism for every limit on a page: login, reset and
+    confirmation mails, sign-ups, join codes."""
+    limit, window = scope_rate(scope)
+    if limit is None or window is None:
+        return None
+    now = time.time()
+    try:
+        waits = [w for b in buckets if (w := _hit(f"{scope}:{b}", limit, window, now)) is not None]
+    except CACHE_ERRORS as exc:
+        cache_unavailable(exc)
+        return None
+    return max(1, math.ceil(max(waits))) if waits else None
+
+
 RESET_SCOPE = "password_reset"
-
-
-class _ResetRate(SimpleRateThrottle):
-    """Only to read the rate in DRF's notation ("5/hour")."""
-
-    scope = RESET_SCOPE
 
 
 class PasswordResetThrottleMiddleware:
@@ -234,25 +262,12 @@ class PasswordResetThrottleMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method != "POST" or request.path != reverse("password_reset"):
             return self.get_response(request)
-        limit, window = _ResetRate().parse_rate(
-            api_settings.DEFAULT_THROTTLE_RATES.get(RESET_SCOPE)  # type: ignore[arg-type]  # a "n/period" string
-        )
-        if limit is None or window is None:
+        buckets = [client_bucket(request)]
+        if email := request.POST.get("email", "").strip():
+            buckets.append(f"email:{digest(email)}")
+        seconds = wait_seconds(RESET_SCOPE, buckets)
+        if seconds is None:
             return self.get_response(request)
-        now = time.time()
-        email = request.POST.get("email", "").strip().casefold()
-        buckets = [f"{RESET_SCOPE}:ip:{client_ident(request)}"]
-        if email:
-            digest = hashlib.sha256(email.encode()).hexdigest()[:32]
-            buckets.append(f"{RESET_SCOPE}:email:{digest}")
-        try:
-            waits = [w for b in buckets if (w := _hit(b, limit, window, now)) is not None]
-        except CACHE_ERRORS as exc:
-            cache_unavailable(exc)
-            return self.get_response(request)
-        if not waits:
-            return self.get_response(request)
-        seconds = max(1, math.ceil(max(waits)))
         response = render(
             request, "registration/password_reset_throttled.html", {"wait": seconds}, status=429
         )

@@ -12,7 +12,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import get_user_model, user_logged_in, user_logged_out
+from django.contrib.auth.tokens import default_token_generator
 from django.contrib.sessions.backends.base import SessionBase
 from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -24,6 +26,8 @@ from django.http import HttpRequest
 from django.tasks import task
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from sheets import services
 from sheets.models import (
@@ -53,6 +57,32 @@ def mail(request: HttpRequest, template: str, to: str, context: dict[str, Any]) 
     subject = "".join(render_to_string(f"{template}_subject.txt", context).splitlines())
     body = render_to_string(f"{template}_email.txt", context)
     send_mail.enqueue(subject=subject, body=body, to=to)
+
+
+# --- Resetting a forgotten password -----------------------------------------------------------
+
+RESET_SUBJECT_TEMPLATE = "registration/password_reset_subject.txt"
+RESET_EMAIL_TEMPLATE = "registration/password_reset_email.txt"
+
+
+@task()
+def send_password_reset(*, email: str, domain: str, site_name: str, protocol: str) -> None:
+    """Mail a reset link to each account whose confirmed address is ``email`` (usually one,
+    often none). Run by the task worker: the reset page queues this task whatever the address,
+    and does nothing else, so its answer cannot tell whether an account has it."""
+    for user in auth_forms.PasswordResetForm().get_users(email):
+        context = {
+            "email": user.email,
+            "domain": domain,
+            "site_name": site_name,
+            "uid": urlsafe_base64_encode(force_bytes(user.pk)),
+            "user": user,
+            "token": default_token_generator.make_token(user),
+            "protocol": protocol,
+        }
+        subject = "".join(render_to_string(RESET_SUBJECT_TEMPLATE, context).splitlines())
+        body = render_to_string(RESET_EMAIL_TEMPLATE, context)
+        EmailMessage(subject=subject, body=body, to=[user.email]).send()
 
 
 # --- Confirming an address --------------------------------------------------------------------

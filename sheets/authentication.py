@@ -13,8 +13,9 @@ from rest_framework.request import Request
 
 from sheets.models import ApiToken, hash_token
 
-# Touch last_used_at at most this often, so a busy integration does not write on every request.
-LAST_USED_RESOLUTION = timedelta(minutes=5)
+# Touch last_used_at at most this often, so a busy integration does not write on every request
+# (the tokens page shows it to the minute).
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 KEYWORDS = (b"bearer", b"token")

@@ -8,9 +8,10 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db import DEFAULT_DB_ALIAS, models, router
+from django.db import DEFAULT_DB_ALIAS, models, router, transaction
 from django.db.models import Q
 from django.urls import reverse
 
@@ -125,13 +126,39 @@ def hash_token(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+class TokenRevoked(Exception):
+    """The token a request came with was revoked while the request ran."""
+
+
+def lock_user(user: User) -> None:
+    """Lock ``user``'s row until the transaction ends: revoking all their API tokens and
+    creating one take this lock, so neither slips past the other."""
+    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
+
+
 class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
-    def create_token(self, *, user: User, name: str) -> tuple[ApiToken, str]:
+    def create_token(
+        self, *, user: User, name: str, minted_by: ApiToken | None = None
+    ) -> tuple[ApiToken, str]:
         """Create a token and return it with its key. Only the hash is stored: the key is
-        shown once, at creation."""
+        shown once, at creation. ``minted_by`` is the token the request came with, if any:
+        once it is revoked (one by one, or with all of the account's) it mints no more, even
+        in a request that was under way (``TokenRevoked``)."""
         key = secrets.token_urlsafe(32)
-        token = self.create(user=user, name=name, key_hash=hash_token(key), prefix=key[:8])
+        with transaction.atomic():
+            lock_user(user)
+            if minted_by is not None and not self.filter(pk=minted_by.pk).exists():
+                raise TokenRevoked("This token has been revoked.")
+            token = self.create(user=user, name=name, key_hash=hash_token(key), prefix=key[:8])
         return token, key
+
+    def revoke_all(self, *, user: User) -> int:
+        """Revoke every API token of ``user`` at once, those minted through the API by
+        another token too; returns how many there were."""
+        with transaction.atomic():
+            lock_user(user)
+            deleted, _ = self.filter(user=user).delete()
+        return deleted
 
 
 class ApiToken(models.Model):

@@ -8,14 +8,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import permissions, serializers, status, viewsets
+from rest_framework import exceptions, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from rules.engine import RulesError
-from sheets import fields, randomness, services
+from sheets import fields, limits, randomness, services
 from sheets.api.characters import RestRefused, RestResultSerializer, rest_payload
 from sheets.http import signed_in
 from sheets.models import Campaign
@@ -116,16 +116,27 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
             200: OpenApiResponse(CampaignSerializer, description="Already a member."),
             201: OpenApiResponse(CampaignSerializer, description="Joined."),
             400: OpenApiResponse(description="Unknown or missing join code."),
+            429: OpenApiResponse(
+                description="Too many join codes tried, by this user or from this address "
+                "(THROTTLE_JOIN); wait for Retry-After seconds."
+            ),
         },
     )
     @action(detail=False, methods=["post"], url_path="join")
     def join(self, request: Request) -> Response:
-        """Join a campaign as a player with the code the GM shared."""
+        """Join a campaign as a player with the code the GM shared. Attempts are limited per
+        user and per client address, like the join page's."""
         payload = JoinSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
+        user = signed_in(request.user)
+        try:
+            limits.check_join(request, user)
+        except limits.RateLimited as exc:
+            # DRF adds "Expected available in N seconds."
+            raise exceptions.Throttled(wait=exc.wait, detail="Too many join codes tried.") from exc
         try:
             campaign, created = services.join_campaign(
-                user=signed_in(request.user), code=payload.validated_data["code"]
+                user=user, code=payload.validated_data["code"]
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -17,7 +17,7 @@ from rest_framework.throttling import UserRateThrottle
 from config.throttling import FailOpenThrottleMixin
 from sheets.fields import StrictModelSerializer
 from sheets.http import signed_in
-from sheets.models import ApiToken
+from sheets.models import ApiToken, TokenRevoked
 
 
 class ApiTokenSerializer(StrictModelSerializer):
@@ -89,9 +89,16 @@ class ApiTokenViewSet(
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = ApiTokenSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        token, key = ApiToken.objects.create_token(
-            user=signed_in(request.user), name=serializer.validated_data["name"]
-        )
+        # A token minted by a token stops with it: revoked meanwhile, it mints nothing.
+        minted_by = request.auth if isinstance(request.auth, ApiToken) else None
+        try:
+            token, key = ApiToken.objects.create_token(
+                user=signed_in(request.user),
+                name=serializer.validated_data["name"],
+                minted_by=minted_by,
+            )
+        except TokenRevoked as exc:
+            raise exceptions.AuthenticationFailed(str(exc)) from exc
         body = {**NewApiTokenSerializer(token).data, "key": key}
         # The key is in this answer only: no cache, and no Idempotency-Key record, keeps it.
         return Response(body, status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})

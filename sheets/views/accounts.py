@@ -18,12 +18,14 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from sheets import accounts, services
+from sheets import accounts, limits, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import (
     ApiTokenForm,
     DeleteAccountForm,
     EmailForm,
+    EndSessionsForm,
+    PasswordChangeForm,
     PasswordResetForm,
     SignupForm,
 )
@@ -47,11 +49,35 @@ def signup(request: HttpRequest) -> HttpResponse:
     ):
         next_url = ""  # only a page of this site: "//evil.example", "/\\evil.example" are not
     join_code = _join_code(next_url)
+    context = {"next": next_url, "joining": bool(join_code)}
+    if request.method == "POST":
+        try:
+            limits.check_signup(request)
+        except limits.RateLimited as exc:
+            # Not even validated: a name taken or free is not told either.
+            typed = {k: request.POST.get(k, "") for k in ("username", "email")}
+            return _limited(
+                request,
+                "registration/signup.html",
+                exc,
+                {**context, "form": SignupForm(initial=typed)},
+            )
     if request.method == "POST" and form.is_valid():
+        email = form.cleaned_data.get("email")
+        if email:
+            try:
+                limits.check_confirm_mail(request, email)
+            except limits.RateLimited as exc:
+                form.add_error(
+                    "email", f"{exc} Or leave it empty and add it later on your account page."
+                )
+                return _limited(
+                    request, "registration/signup.html", exc, {**context, "form": form}, shown=False
+                )
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}!")
-        if email := form.cleaned_data.get("email"):
+        if email:
             accounts.send_email_confirmation(request, user, email)
             messages.info(request, f"We mailed a link to {email}: follow it to confirm it.")
         if join_code:
@@ -63,11 +89,24 @@ def signup(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"You joined “{campaign.name}”.")
             return redirect(campaign)
         return redirect(next_url or "sheets:dashboard")
-    return render(
-        request,
-        "registration/signup.html",
-        {"form": form, "next": next_url, "joining": bool(join_code)},
+    return render(request, "registration/signup.html", {**context, "form": form})
+
+
+def _limited(
+    request: HttpRequest,
+    template: str,
+    exc: limits.RateLimited,
+    context: dict[str, Any],
+    *,
+    shown: bool = True,
+) -> HttpResponse:
+    """The page again, with 429 and ``Retry-After``; the limit's message above the form
+    (``shown``) unless a field's error already says it."""
+    response = render(
+        request, template, {**context, "limited": str(exc) if shown else ""}, status=429
     )
+    response["Retry-After"] = str(exc.wait)
+    return response
 
 
 def _join_code(next_url: str) -> str:
@@ -138,18 +177,34 @@ def account(request: AuthedRequest) -> HttpResponse:
     form = EmailForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         email = form.cleaned_data["email"]
+        try:
+            limits.check_confirm_mail(request, email)
+        except limits.RateLimited as exc:
+            form.add_error("email", str(exc))
+            return _limited(
+                request,
+                "registration/account.html",
+                exc,
+                _account_context(request, form),
+                shown=False,
+            )
         accounts.send_email_confirmation(request, request.user, email)
         messages.info(
             request, f"We mailed a link to {email}: it becomes your address once you follow it."
         )
         return redirect("sheets:account")
+    return render(request, "registration/account.html", _account_context(request, form))
+
+
+def _account_context(request: AuthedRequest, form: EmailForm) -> dict[str, Any]:
     sessions = request.user.login_sessions.count()
     offers = CampaignHandover.objects.filter(to_user=request.user).select_related("campaign__gm")
-    return render(
-        request,
-        "registration/account.html",
-        {"email_form": form, "other_sessions": max(0, sessions - 1), "offers": offers},
-    )
+    return {
+        "email_form": form,
+        "sessions_form": EndSessionsForm(),
+        "other_sessions": max(0, sessions - 1),
+        "offers": offers,
+    }
 
 
 @login_required
@@ -172,12 +227,28 @@ def email_confirm(request: AuthedRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def sessions_end(request: AuthedRequest) -> HttpResponse:
-    """Log out everywhere else: every other session of yours ends now."""
+    """Log out everywhere else: every other session of yours ends now, and your API tokens
+    are revoked unless you untick the box."""
+    form = EndSessionsForm(request.POST)
+    form.is_valid()  # one optional checkbox: always valid
     ended = accounts.end_other_sessions(request.user, keep=request.session)
     messages.success(
         request, f"Logged out everywhere else ({ended} other session{'s' * (ended != 1)})."
     )
+    if form.cleaned_data.get("revoke_tokens"):
+        _say_tokens_revoked(request, ApiToken.objects.revoke_all(user=request.user))
     return redirect("sheets:account")
+
+
+def _say_tokens_revoked(request: HttpRequest, count: int) -> None:
+    if count:
+        messages.success(
+            request,
+            f"Your {count} API token{'s' * (count != 1)} {'are' if count != 1 else 'is'} "
+            "revoked: scripts using them stop working. Create new ones on the API tokens page.",
+        )
+    else:
+        messages.info(request, "You had no API tokens to revoke.")
 
 
 @login_required
@@ -265,12 +336,11 @@ def handover_decline(request: AuthedRequest, pk: int) -> HttpResponse:
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Django's, restyled; throttled per client and per address asked for by
-    config.throttling.PasswordResetThrottleMiddleware."""
+    config.throttling.PasswordResetThrottleMiddleware. The mail is made and sent by the task
+    worker (``PasswordResetForm``)."""
 
     form_class = PasswordResetForm
     template_name = "registration/password_reset_form.html"
-    email_template_name = "registration/password_reset_email.txt"
-    subject_template_name = "registration/password_reset_subject.txt"
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
@@ -281,15 +351,23 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         accounts.end_other_sessions(form.user, keep=None)
+        # And every API token: a key the thief copied, or minted with one, stops now (the
+        # done page says so).
+        ApiToken.objects.revoke_all(user=form.user)
         return response
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's; the other sessions end (this one stays logged in)."""
+    """Django's; the other sessions end (this one stays logged in), and the API tokens are
+    revoked unless the owner unticks the box."""
+
+    form_class = PasswordChangeForm
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         # Django gave this session a new key (update_session_auth_hash): it is the one kept.
         accounts.end_other_sessions(form.user, keep=self.request.session)
         accounts.remember_session(form.user, self.request.session)
+        if form.cleaned_data.get("revoke_tokens"):
+            _say_tokens_revoked(self.request, ApiToken.objects.revoke_all(user=form.user))
         return response

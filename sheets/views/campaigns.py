@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from rules.engine import RulesError
-from sheets import randomness, services
+from sheets import limits, randomness, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import CampaignForm, JoinForm
 from sheets.http import AuthedRequest
@@ -134,6 +134,13 @@ def campaign_join(request: AuthedRequest) -> HttpResponse:
     else:
         form = JoinForm(initial={"code": request.GET.get("code", "")})
     if request.method == "POST" and form.is_valid():
+        try:
+            limits.check_join(request, request.user)
+        except limits.RateLimited as exc:
+            form.add_error("code", str(exc))
+            response = render(request, "sheets/campaign_join.html", {"form": form}, status=429)
+            response["Retry-After"] = str(exc.wait)
+            return response
         try:
             campaign, created = services.join_campaign(
                 user=request.user, code=form.cleaned_data["code"]

@@ -72,6 +72,10 @@ def test_a_scanned_join_link_signs_up_joins_and_opens_a_sheet(live_server, brows
     # The account page, reached from the menu, is as clean.
     page.goto(f"{live_server.url}/account/")
     expect(page.get_by_role("heading", name="Your account")).to_be_visible()
+    expect(page.get_by_label("Also revoke my API tokens")).to_be_checked()
+    check_page(page, WIDTH)
+    page.goto(f"{live_server.url}/accounts/password/")
+    expect(page.get_by_label("Also revoke my API tokens")).to_be_checked()
     check_page(page, WIDTH)
     page.goto(f"{live_server.url}/account/delete/")
     check_page(page, WIDTH)

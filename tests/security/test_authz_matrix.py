@@ -174,7 +174,7 @@ def build_world() -> World:
     owner_token, owner_key = ApiToken.objects.create_token(user=owner, name="owner's script")
     _, gm_key = ApiToken.objects.create_token(user=gm, name="GM's bot")
     # Used just now: a token request inside a cell then writes nothing (last_used_at is
-    # touched at most every five minutes), so a refusal can be checked against the fingerprint.
+    # touched at most once a minute), so a refusal can be checked against the fingerprint.
     ApiToken.objects.update(last_used_at=timezone.now())
     world = World(
         gm=gm,
@@ -1282,7 +1282,7 @@ def verdict(outcome: Outcome, method: str, response: Any, changed: list[str]) ->
 
 
 def tokens_just_used() -> None:
-    """A token request writes last_used_at when it is over five minutes old: the world is
+    """A token request writes last_used_at when it is over a minute old: the world is
     shared by every route's test (and a slow machine takes longer than that over them), so each
     cell starts with the tokens just used, and a refused request writes nothing."""
     ApiToken.objects.update(last_used_at=timezone.now())
