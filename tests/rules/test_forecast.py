@@ -150,6 +150,22 @@ def test_it_refuses_a_duel_too_big_to_walk(monkeypatch: pytest.MonkeyPatch) -> N
         exact_duel(a, b)
 
 
+def test_it_gives_up_a_duel_past_its_time_budget() -> None:
+    a, b, _ = DUELS["disciplined block wears weapons"]
+    with pytest.raises(forecast.DuelAbandoned, match="more than 0 s"):
+        exact_duel(a, b, budget=0)
+    # A budget it stays within changes nothing.
+    assert exact_duel(a, b, budget=60) == exact_duel(a, b)
+
+
+@pytest.mark.parametrize("budget", [-1.0, float("nan")])
+def test_it_refuses_a_budget_that_is_no_time(budget: float) -> None:
+    a, b, _ = DUELS["disciplined block wears weapons"]
+    with pytest.raises(RulesError, match="time budget") as caught:
+        exact_duel(a, b, budget=budget)
+    assert not isinstance(caught.value, forecast.DuelAbandoned)
+
+
 # -- The policy on hand-worked situations ----------------------------------------------------
 
 
