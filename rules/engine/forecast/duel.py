@@ -107,6 +107,26 @@ def _strike_branches(
     return out
 
 
+#: A strike's outcome in the walk: (probability, the attacker's weapons after it or None, the
+#: defender's state id after it, whether that one can still act, counterattack earned).
+_Outcome = tuple[float, tuple[int, ...] | None, int, bool, bool]
+
+#: The walk's states: (counterattacks owed, a bit per fighter; the party member's state id;
+#: the foe's state id) -> weight. Each fighter's state is interned as a small int, so a key
+#: hashes three ints rather than two nested tuples of a dozen fields.
+_Dist = dict[tuple[int, int, int], float]
+
+
+def _cleared(dist: _Dist) -> _Dist:
+    """The same states with no counterattack left to make (equal ones merged)."""
+    if not any(cs for cs, _, _ in dist):
+        return dist
+    out: _Dist = {}
+    for (_, i0, i1), pv in dist.items():
+        out[(0, i0, i1)] = out.get((0, i0, i1), 0.0) + pv
+    return out
+
+
 def exact_duel(
     party: Combatant,
     foe: Combatant,
@@ -121,11 +141,12 @@ def exact_duel(
     fighter without an ITV is weighed over its ten faces. Meant for small cases (a few zones);
     gives up (:class:`DuelAbandoned`, a :class:`RulesError`) once more than ``max_states``
     (``MAX_DUEL_STATES`` unless given) are open at once, or once it has run ``budget``
-    seconds (wall clock, looked at every few hundred states; no limit unless given)."""
+    seconds of CPU in the calling thread (``time.thread_time``: the work itself, however
+    busy the machine; looked at every few hundred states; no limit unless given)."""
     limit_states = MAX_DUEL_STATES if max_states is None else max_states
     if budget is not None and not budget >= 0:
         raise RulesError(f"the duel's time budget is a number of seconds, got {budget!r}")
-    deadline = None if budget is None else time.perf_counter() + budget
+    deadline = None if budget is None else time.thread_time() + budget
     fighters = (party, foe)
     validate(fighters, round_limit, stamina_difficulty)
     if party.side != "party" or foe.side != "foes":
@@ -144,69 +165,98 @@ def exact_duel(
             orders[o] = orders.get(o, 0.0) + 1 / (len(faces[0]) * len(faces[1]))
 
     def over_time() -> None:
-        if deadline is not None and time.perf_counter() > deadline:
-            raise DuelAbandoned(f"this duel takes more than {budget:g} s to walk exactly")
+        if deadline is not None and time.thread_time() > deadline:
+            raise DuelAbandoned(f"this duel takes more than {budget:g} s of CPU to walk exactly")
 
-    # The fights that ended, merged by (round, limit reached, state): counted once at the end.
-    ended: dict[tuple[int, bool, tuple[_State, _State]], float] = {}
+    # Each fighter's states, interned: ids[state] is its index in ``table``.
+    ids: dict[_State, int] = {}
+    table: list[_State] = []
+
+    def intern(state: _State) -> int:
+        found = ids.get(state)
+        if found is None:
+            found = ids[state] = len(table)
+            table.append(state)
+        return found
+
     # A strike's outcomes depend on the attacker's weapons and the defender only: computed
     # once for each (striker, weapons, defender) met, not once for each state holding them.
-    branches: dict[tuple[int, tuple[int, ...], _State], list[_Branch]] = {}
+    branches: dict[tuple[int, tuple[int, ...], int], list[_Outcome]] = {}
+    rewear: dict[tuple[int, tuple[int, ...]], int] = {}
+    # The fights that ended, merged by (round, limit reached, party id, foe id).
+    ended: dict[tuple[int, bool, int, int], float] = {}
 
-    start = (_start(party), _start(foe))
-    if not (_able(start[0]) and _able(start[1])):
-        ended[(0, False, start)] = 1.0
+    start = (intern(_start(party)), intern(_start(foe)))
+    if not (_able(table[start[0]]) and _able(table[start[1]])):
+        ended[(0, False, *start)] = 1.0
     else:
         for order, weight in orders.items():
             # Walk the fight forward, merging equal states: a round is the first in
             # initiative striking, then the second, then the first's counterattacks, then
             # the second's (earned by parries in the first two steps only).
-            dist: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {
-                ((0, 0), start): weight
-            }
+            dist: _Dist = {(0, *start): weight}
             for rnd in range(1, round_limit + 1):
                 for phase in range(4):
                     who = order[0] if phase in (0, 2) else order[1]
                     other = 1 - who
-                    nxt: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {}
-                    for seen, ((cs, st), pv) in enumerate(dist.items()):
-                        if phase >= 2 and not cs[who]:
-                            nxt[(cs, st)] = nxt.get((cs, st), 0.0) + pv
+                    bit = 1 << who
+                    if phase >= 2 and not any(cs & bit for cs, _, _ in dist):
+                        # Nobody has a counterattack to make: the states stay as they are
+                        # (after the last step, with the counters cleared for the next round).
+                        if phase == 3:
+                            dist = _cleared(dist)
+                        continue
+                    nxt: _Dist = {}
+                    for seen, ((cs, i0, i1), pv) in enumerate(dist.items()):
+                        if phase >= 2 and not cs & bit:
+                            k2 = (0, i0, i1) if phase == 3 else (cs, i0, i1)
+                            nxt[k2] = nxt.get(k2, 0.0) + pv
                             continue
                         if not seen % _CLOCK_EVERY:
                             over_time()
-                        a, d = st[who], st[other]
-                        key = (who, a[5], d)
+                        ai, di = (i0, i1) if who == 0 else (i1, i0)
+                        weapons = table[ai][5]
+                        key = (who, weapons, di)
                         outcomes = branches.get(key)
                         if outcomes is None:
-                            outcomes = _strike_branches(
-                                fighters[who], a[5], fighters[other], d, passes[other]
+                            walked = _strike_branches(
+                                fighters[who], weapons, fighters[other], table[di], passes[other]
                             )
+                            outcomes = [
+                                (p, worn, intern(d2), _able(d2), counter)
+                                for p, worn, d2, counter in walked
+                            ]
                             branches[key] = outcomes
-                        for p, worn, d2, counter in outcomes:
-                            a2 = a if worn is None else (*a[:5], worn, a[6])
-                            st2 = (a2, d2) if who == 0 else (d2, a2)
-                            if not _able(d2):
-                                k = (rnd, False, st2)
-                                ended[k] = ended.get(k, 0.0) + pv * p
+                        for p, worn, d2i, d2_able, counter in outcomes:
+                            a2i = ai
+                            if worn is not None:
+                                found = rewear.get((ai, worn))
+                                if found is None:
+                                    a = table[ai]
+                                    found = rewear[(ai, worn)] = intern((*a[:5], worn, a[6]))
+                                a2i = found
+                            j0, j1 = (a2i, d2i) if who == 0 else (d2i, a2i)
+                            if not d2_able:
+                                e = (rnd, False, j0, j1)
+                                ended[e] = ended.get(e, 0.0) + pv * p
                                 continue
-                            cs2 = cs
-                            if counter and phase < 2:
-                                cs2 = (1, cs[1]) if other == 0 else (cs[0], 1)
-                            nxt[(cs2, st2)] = nxt.get((cs2, st2), 0.0) + pv * p
+                            if phase == 3:
+                                cs2 = 0  # the round is over: counters cleared
+                            elif counter and phase < 2:
+                                cs2 = cs | 1 << other
+                            else:
+                                cs2 = cs
+                            k2 = (cs2, j0, j1)
+                            nxt[k2] = nxt.get(k2, 0.0) + pv * p
                     dist = nxt
                     if len(dist) > limit_states:
                         raise DuelAbandoned("this duel has too many states to walk exactly")
                     over_time()
-                merged: dict[tuple[tuple[int, int], tuple[_State, _State]], float] = {}
-                for (_, st), pv in dist.items():
-                    merged[((0, 0), st)] = merged.get(((0, 0), st), 0.0) + pv
-                dist = merged
                 if len(branches) > limit_states:
                     branches.clear()  # memory stays bounded; they are recomputed if met again
-            for (_, st), pv in dist.items():
-                k = (round_limit, True, st)
-                ended[k] = ended.get(k, 0.0) + pv
+            for (_, i0, i1), pv in dist.items():
+                e = (round_limit, True, i0, i1)
+                ended[e] = ended.get(e, 0.0) + pv
 
     t = Tally(0)
     t.down = [0.0, 0.0]
@@ -215,8 +265,9 @@ def exact_duel(
     t.takedowns = [0.0, 0.0]
     t.damage = [0.0, 0.0]
     t.beaten = {foe.group: 0.0}
-    for (rnd, limit, pair), pv in ended.items():
+    for (rnd, limit, i0, i1), pv in ended.items():
         # Count the fights that end in this state, with their weight ``pv``.
+        pair = (table[i0], table[i1])
         outs = [one[0] == 0 or one[1] for one in pair]
         t.total += pv
         t.standing += pv * (not outs[0])
