@@ -44,6 +44,10 @@ SEED = 1
 DUEL_BUDGET = 1.0
 #: The exact duel gives up past this many open states (a few MB) too.
 DUEL_STATES = 20_000
+#: The fights stop once this much work is done (strikes and the targets they weigh,
+#: rules.engine.forecast.simulate): about 1.5 s of CPU here, whatever the fight. Only long
+#: fights of many fighters reach it (bench/bench_forecast.py).
+SIM_WORK = 1_500_000
 
 
 def max_fights(fighters: int) -> int:
@@ -234,6 +238,10 @@ def _fights(fighters: list[forecast.Combatant], fights: int | None) -> int:
     return fights
 
 
+def _joined(*notes: str | None) -> str | None:
+    return " ".join(n for n in notes if n) or None
+
+
 def _computed(
     fighters: list[forecast.Combatant],
     *,
@@ -244,10 +252,10 @@ def _computed(
 ) -> dict[str, Any] | None:
     """The forecast of these fighters, from the cache when it holds it. A duel is walked
     exactly unless ``exact`` is False (the page's quick first look), or unless the walk is
-    too big or too long (DUEL_STATES, DUEL_BUDGET): the fights are then played, and the
-    answer's ``fallback`` says why."""
+    too big or too long (DUEL_STATES, DUEL_BUDGET): the fights are then played. The fights
+    stop early at SIM_WORK. The answer's ``note`` says when either happened."""
     fights = _fights(fighters, fights)
-    fallback: str | None = None
+    gave_up: str | None = None
     if exact and len(fighters) == 2 and {f.side for f in fighters} == {"party", "foes"}:
         # The exact answer does not depend on fights or seed; a walk given up is remembered
         # under the same key, so the next request goes straight to the fights.
@@ -256,7 +264,7 @@ def _computed(
         if found is not None and "abandoned" not in found:
             return dict(found, cached=True)
         if found is not None:
-            fallback = str(found["abandoned"])
+            gave_up = str(found["abandoned"])
         elif cached_only:
             return None
         else:
@@ -264,10 +272,10 @@ def _computed(
             try:
                 duel = forecast.exact_duel(party, foe, max_states=DUEL_STATES, budget=DUEL_BUDGET)
             except forecast.DuelAbandoned as exc:
-                fallback = f"The exact duel was given up ({exc}): the fights were played."
-                _cache_put(key, {"abandoned": fallback})
+                gave_up = f"The exact duel was given up ({exc}): the fights were played."
+                _cache_put(key, {"abandoned": gave_up})
             else:
-                result = dict(duel.as_dict(), fallback=None)
+                result = dict(duel.as_dict(), note=None)
                 _cache_put(key, result)
                 return dict(result, cached=False)
     # Without a seed the client takes any answer for these sheets and fights: a new seed is
@@ -275,14 +283,21 @@ def _computed(
     key = _key(fighters, fights, seed if seed is not None else "any seed")
     found = _cache_get(key)
     if found is not None:
-        return dict(found, fallback=fallback, cached=True)
+        return dict(found, note=_joined(gave_up, found["note"]), cached=True)
     if cached_only:
         return None
     played = SEED if seed is None else seed
-    result = dict(forecast.simulate(fighters, fights=fights, seed=played).as_dict(), fallback=None)
+    sim = forecast.simulate(fighters, fights=fights, seed=played, max_work=SIM_WORK)
+    short = None
+    if sim.fights < fights:
+        short = (
+            f"Stopped at the forecast's time budget: {sim.fights} of the {fights} fights "
+            "asked for were played."
+        )
+    result = dict(sim.as_dict(), note=short)
     _cache_put(_key(fighters, fights, played), result)
     _cache_put(_key(fighters, fights, "any seed"), result, replace=seed is None)
-    return dict(result, fallback=fallback, cached=False)
+    return dict(result, note=_joined(gave_up, short), cached=False)
 
 
 def fighters_for_encounter(encounter: Encounter) -> list[forecast.Combatant]:

@@ -72,10 +72,11 @@ FIGHT_FORECAST = obj(
             "enum": ["exact", "sampled"],
             "description": "exact: every branch of a duel weighed; sampled: fights played.",
         },
-        "fallback": {
+        "note": {
             "type": ["string", "null"],
-            "description": "Why a duel was sampled rather than walked exactly (too many "
-            "states, or past its time budget); null otherwise.",
+            "description": "Why the answer is not quite what was asked: a duel sampled rather "
+            "than walked exactly (too many states, or past its time budget), or fewer fights "
+            "played than asked (the forecast's time budget); null otherwise.",
         },
         "round_limit": INT,
         "party_standing": CHANCE,

@@ -141,7 +141,7 @@ def test_a_duel_is_walked_exactly(prep):
     prepared.groups.exclude(npc=prep.library["veteran"]).delete()
     body = api(prep.gm).get(f"/api/prepared/{prepared.pk}/forecast/").json()["forecast"]
     assert body["exact"] is True and body["fights"] == 0
-    assert body["method"] == "exact" and body["fallback"] is None
+    assert body["method"] == "exact" and body["note"] is None
     party, foe = fight_forecast.fighters_for(prepared)
     exact = forecast.exact_duel(party, foe)
     assert body["party_standing"] == round(exact.party_standing, 4)
@@ -318,20 +318,34 @@ def test_a_duel_past_its_time_budget_is_sampled_and_says_so(prep, monkeypatch):
     body = api(prep.gm).get(path).json()["forecast"]
     assert body["method"] == "sampled" and body["exact"] is False
     assert body["fights"] == 400 and body["seed"] == 1
-    assert "exact duel was given up" in body["fallback"] and "more than 0 s" in body["fallback"]
+    assert "exact duel was given up" in body["note"] and "more than 0 s" in body["note"]
     lo, hi = body["party_standing_interval"]
     assert lo < body["party_standing"] < hi
     # Given up once is remembered: the next request goes straight to the fights (cached).
     again = api(prep.gm).get(path).json()["forecast"]
     assert again == dict(body, cached=True)
     page = prep.client("gm").get(f"{url(prep)}?fights=400").content.decode()
-    assert "sampled: 400 fights" in page and 'data-testid="forecast-fallback"' in page
+    assert "sampled: 400 fights" in page and 'data-testid="forecast-note"' in page
     # With its budget, the same duel is walked exactly.
     cache.clear()
     monkeypatch.setattr(fight_forecast, "DUEL_BUDGET", 60.0)
     exact = api(prep.gm).get(path).json()["forecast"]
-    assert exact["method"] == "exact" and exact["fallback"] is None
+    assert exact["method"] == "exact" and exact["note"] is None
     assert "exact: every branch" in prep.client("gm").get(url(prep)).content.decode()
+
+
+def test_fights_stop_at_the_work_budget_and_the_answer_says_so(prep, monkeypatch):
+    monkeypatch.setattr(fight_forecast, "SIM_WORK", 5_000)
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=2000"
+    body = api(prep.gm).get(path).json()["forecast"]
+    assert body["method"] == "sampled" and 1 <= body["fights"] < 2000
+    assert body["note"] == (
+        f"Stopped at the forecast's time budget: {body['fights']} of the 2000 fights asked "
+        "for were played."
+    )
+    assert api(prep.gm).get(path).json()["forecast"] == dict(body, cached=True)
+    page = prep.client("gm").get(f"{url(prep)}?fights=2000").content.decode()
+    assert f"sampled: {body['fights']} fights" in page and "Stopped at the forecast" in page
 
 
 def test_a_larger_fight_plays_fewer_fights_and_refuses_more(prep):

@@ -279,6 +279,18 @@ def test_it_is_reproducible_with_a_seed() -> None:
     assert simulate(fs, fights=300, seed=12).as_dict() != one
 
 
+def test_it_stops_at_its_work_budget_reproducibly() -> None:
+    fs = party_and_thugs()
+    short = simulate(fs, fights=300, seed=11, max_work=2_000)
+    assert 1 <= short.fights < 300
+    assert simulate(fs, fights=300, seed=11, max_work=2_000) == short
+    # The interval is the one of the fights played.
+    lo, hi = short.party_standing_interval
+    assert (lo, hi) == forecast.wilson(round(short.party_standing * short.fights), short.fights)
+    # A budget it stays within changes nothing.
+    assert simulate(fs, fights=300, seed=11, max_work=10**9) == simulate(fs, fights=300, seed=11)
+
+
 def test_it_reports_every_chance_in_range() -> None:
     f = simulate(party_and_thugs(), fights=500, seed=3)
     lo, hi = f.party_standing_interval
