@@ -462,3 +462,11 @@ def test_a_group_id_sent_back_in_an_update_is_taken_as_read_only(prep):
     response = api(prep.gm).patch(f"/api/prepared/{prep.prepared.pk}/", body, format="json")
     assert response.status_code == 200
     assert sorted(g["count"] for g in response.json()["groups"]) == [1, 2]
+
+
+def test_the_bench_plays_the_bounds_the_app_plays():
+    from bench import bench_forecast
+
+    names = ("FIGHTS", "MAX_FIGHTS", "MAX_FIGHTER_FIGHTS", "DUEL_BUDGET", "DUEL_STATES", "SIM_WORK")
+    for name in names:
+        assert getattr(bench_forecast, name) == getattr(fight_forecast, name), name
