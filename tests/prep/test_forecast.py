@@ -470,3 +470,12 @@ def test_the_bench_plays_the_bounds_the_app_plays():
     names = ("FIGHTS", "MAX_FIGHTS", "MAX_FIGHTER_FIGHTS", "DUEL_BUDGET", "DUEL_STATES", "SIM_WORK")
     for name in names:
         assert getattr(bench_forecast, name) == getattr(fight_forecast, name), name
+
+
+def test_a_cache_that_is_down_is_skipped_not_a_500(prep, cache_down):
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=100"
+    for _ in range(2):
+        response = api(prep.gm).get(path)
+        assert response.status_code == 200
+        assert response.json()["forecast"]["cached"] is False
+    assert prep.client("gm").get(f"{url(prep)}?fights=100").status_code == 200
