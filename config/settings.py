@@ -225,6 +225,11 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Fight forecasts are cached by the numbers they read (prep/forecast.py): an hour each, and an
+# answer larger than this many bytes of JSON is not kept (a normal one is a few KB).
+FORECAST_CACHE_SECONDS = max(1, int(os.environ.get("FORECAST_CACHE_SECONDS", "3600")))
+FORECAST_CACHE_MAX_BYTES = max(0, int(os.environ.get("FORECAST_CACHE_MAX_BYTES", "32768")))
+
 # Background tasks (webhook deliveries): Django's tasks framework with a queue in the database,
 # run by `manage.py db_worker` (scripts/run.sh starts one beside the server; docs/deploy.md).
 TASKS = {
@@ -335,6 +340,8 @@ REST_FRAMEWORK = {
         "signup": os.environ.get("THROTTLE_SIGNUP", "20/hour"),
         "confirm_mail": os.environ.get("THROTTLE_CONFIRM_MAIL", "5/hour"),
         "join": os.environ.get("THROTTLE_JOIN", "10/min"),
+        # Fight forecasts per user, the four routes together (prep/throttles.py).
+        "forecast": os.environ.get("THROTTLE_FORECAST", "20/min"),
     },
     # DRF's own reading of X-Forwarded-For is off (0: REMOTE_ADDR); the project's throttles
     # find the client through TRUSTED_PROXIES (config/throttling.py, client_ident).

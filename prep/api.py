@@ -31,6 +31,7 @@ from prep import access as prep_access
 from prep import forecast as fight_forecast
 from prep import matchups, services, statblock
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter, PreparedGroup
+from prep.throttles import ForecastThrottle
 from sheets import fields
 from sheets.http import signed_in
 from sheets.ids import ID_SCHEMA, parse_id
@@ -153,7 +154,10 @@ class GroupSerializer(fields.StrictModelSerializer):
 
     class Meta:
         model = PreparedGroup
-        fields = ["npc", "npc_name", "count", "hidden", "on_alert"]
+        # ``id`` is what the forecast's "one fewer" what-if takes (``?remove=<id>``); the
+        # groups sent replace them all, so each one sent gets a new id.
+        fields = ["id", "npc", "npc_name", "count", "hidden", "on_alert"]
+        read_only_fields = ["id"]
 
     def get_fields(self) -> dict[str, Any]:
         out = super().get_fields()
@@ -246,7 +250,9 @@ MATCHUPS_SCHEMA = {
 }
 
 
-@extend_schema_field({"oneOf": [{"$ref": "#/components/schemas/FightForecast"}, {"type": "null"}]})
+# The reference alone: with allow_null below, drf-spectacular adds the one null branch itself
+# (naming null here too made it twice, and null then matched two branches of the oneOf).
+@extend_schema_field({"$ref": "#/components/schemas/FightForecast"})
 class ForecastField(serializers.JSONField):
     """The forecast (prep/shapes.py), or null while a side is empty."""
 
@@ -265,14 +271,23 @@ FORECAST_PARAMETERS = [
     OpenApiParameter(
         "fights",
         {"type": "integer", "minimum": 1, "maximum": fight_forecast.MAX_FIGHTS},
-        description="Fights to play (10000 unless given).",
+        description=f"Fights to play: {fight_forecast.FIGHTS} unless given, at most "
+        f"{fight_forecast.MAX_FIGHTS}, and fights times fighters at most "
+        f"{fight_forecast.MAX_FIGHTER_FIGHTS} (3333 for 30 fighters, the default too); above "
+        "that, 400.",
     ),
     OpenApiParameter(
         "seed",
         {"type": "integer", "minimum": 0, "maximum": 2**32},
-        description="The random seed (1 unless given): same seed and sheets, same answer.",
+        description="The random seed: same seed and sheets, same answer. Without one, any "
+        "cached answer for the same sheets and fights is given (seed 1 when none is).",
     ),
 ]
+
+THROTTLED = OpenApiResponse(
+    description="Too many forecasts from this user in a short time (the four forecast routes "
+    "share one allowance); Retry-After says when to try again."
+)
 
 
 class PreparedAccess:
@@ -371,24 +386,26 @@ class PreparedViewSet(
             OpenApiParameter(
                 "add", ID_SCHEMA, description="What if: one more of this library NPC."
             ),
-            OpenApiParameter("remove", ID_SCHEMA, description="What if: one fewer of this group."),
+            OpenApiParameter(
+                "remove",
+                ID_SCHEMA,
+                description="What if: one fewer of this group (its groups[].id in the "
+                "prepared encounter).",
+            ),
         ],
-        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND},
+        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND, 429: THROTTLED},
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], throttle_classes=[ForecastThrottle])
     def forecast(self, request: Request, pk: str | None = None) -> Response:
         """How the fight is likely to go, played many times by the engine on copies of the
         sheets (docs/rules.md, "The fight forecast"); cached by the sheets' numbers."""
         prepared = self.get_object()
         params = request.query_params
         try:
-            fights = fight_forecast.parse_int(
-                params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
-            )
-            seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
+            asked = fight_forecast.parse_asked(params)
             what_if = fight_forecast.parse_what_if(request.user, prepared, params)
             result = fight_forecast.forecast_for(
-                prepared, fights=fights, seed=seed, what_if=what_if
+                prepared, fights=asked.fights, seed=asked.seed, what_if=what_if
             )
         except fight_forecast.ForecastError as exc:
             raise ValidationError({exc.field: [str(exc)]}) from exc
@@ -455,10 +472,11 @@ class EncounterForecastViewSet(viewsets.GenericViewSet[Any]):
     """The forecast of a fight from where it stands."""
 
     pagination_class = None
+    throttle_classes = [ForecastThrottle]
 
     @extend_schema(
         parameters=FORECAST_PARAMETERS,
-        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND},
+        responses={200: ForecastSerializer, 400: BAD, 404: NOT_FOUND, 429: THROTTLED},
     )
     def list(self, request: Request, encounter_pk: str) -> Response:
         """How the rest of the fight is likely to go, from the sheets as they stand now
@@ -471,11 +489,10 @@ class EncounterForecastViewSet(viewsets.GenericViewSet[Any]):
             raise NotFound("No such encounter.") from exc
         params = request.query_params
         try:
-            fights = fight_forecast.parse_int(
-                params, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
+            asked = fight_forecast.parse_asked(params)
+            result = fight_forecast.forecast_for_encounter(
+                encounter, fights=asked.fights, seed=asked.seed
             )
-            seed = fight_forecast.parse_int(params, "seed", fight_forecast.SEED, 0, 2**32)
-            result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
         except fight_forecast.ForecastError as exc:
             raise ValidationError({exc.field: [str(exc)]}) from exc
         return Response({"forecast": result, "what_if": None})

@@ -61,9 +61,23 @@ MATCHUPS = obj(
 
 FIGHT_FORECAST = obj(
     {
-        "fights": INT,
+        "fights": {
+            **INT,
+            "description": "The fights played (the sample count); 0 when walked exactly.",
+        },
         "seed": {"type": ["integer", "null"], "description": "Null when walked exactly."},
         "exact": BOOL,
+        "method": {
+            "type": "string",
+            "enum": ["exact", "sampled"],
+            "description": "exact: every branch of a duel weighed; sampled: fights played.",
+        },
+        "note": {
+            "type": ["string", "null"],
+            "description": "Why the answer is not quite what was asked: a duel sampled rather "
+            "than walked exactly (too many states, or past its time budget), or fewer fights "
+            "played than asked (the forecast's time budget); null otherwise.",
+        },
         "round_limit": INT,
         "party_standing": CHANCE,
         "party_standing_interval": {

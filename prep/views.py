@@ -21,6 +21,7 @@ from prep import forecast as fight_forecast
 from prep.forms import APTITUDE_LABELS, FormatError, NpcForm, PreparedForm
 from prep.models import MAX_COUNT, LibraryNpc, PreparedEncounter
 from prep.starter import STARTERS
+from prep.throttles import page_throttled
 from sheets.http import AuthedRequest
 from sheets.ids import parse_id
 from sheets.views.characters import read_json_upload
@@ -227,6 +228,7 @@ def _forecast_context(request: AuthedRequest, prepared: PreparedEncounter) -> di
     try:
         full = fight_forecast.forecast_for(prepared, cached_only=True)
         if full is None:
+            # Within every fight's cap (max_fights(MAX_FIGHTERS) is more than 1,000).
             quick = fight_forecast.forecast_for(
                 prepared, fights=fight_forecast.QUICK_FIGHTS, exact=False
             )
@@ -242,21 +244,25 @@ def _forecast_context(request: AuthedRequest, prepared: PreparedEncounter) -> di
     }
 
 
+def _bad_request(exc: Exception) -> HttpResponse:
+    return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+
+
 @login_required
 def prepared_forecast(request: AuthedRequest, pk: int) -> HttpResponse:
-    """The full forecast (10 000 fights and seed 1 unless ``fights`` and ``seed`` say
-    otherwise), with a "what if"
-    of one NPC more (``add``, a library NPC) or one fewer (``remove``, a group). htmx gets
-    the block alone; a plain request the page."""
+    """The full forecast (10 000 fights, fewer for a large fight, unless ``fights`` says
+    otherwise; any cached seed unless ``seed`` names one), with a "what if" of one NPC more
+    (``add``, a library NPC) or one fewer (``remove``, a group's id). htmx gets the block
+    alone; a plain request the page. Throttled per user with the API's forecasts."""
     prepared = access.get_prepared(request.user, pk)
+    if (throttled := page_throttled(request)) is not None:
+        return throttled
     try:
-        fights = fight_forecast.parse_int(
-            request.GET, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
-        )
-        seed = fight_forecast.parse_int(request.GET, "seed", fight_forecast.SEED, 0, 2**32)
+        asked = fight_forecast.parse_asked(request.GET)
+        fights, seed = asked.fights, asked.seed
         what_if = fight_forecast.parse_what_if(request.user, prepared, request.GET)
     except fight_forecast.ForecastError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+        return _bad_request(exc)
     context: dict[str, Any] = {
         "prepared": prepared,
         "campaign": prepared.campaign,
@@ -273,6 +279,8 @@ def prepared_forecast(request: AuthedRequest, pk: int) -> HttpResponse:
                 fight_forecast.forecast_for(prepared, fights=fights, seed=seed, what_if=what_if)
             )
     except fight_forecast.ForecastError as exc:
+        if exc.field == "fights":  # more fights than this fight's cap: the request is wrong
+            return _bad_request(exc)
         context["forecast_unavailable"] = str(exc)
     if request.htmx:
         return render(request, "prep/_forecast.html", context)
@@ -359,18 +367,20 @@ def encounter_forecast(request: AuthedRequest, pk: int) -> HttpResponse:
     """The forecast of a fight from where it stands: the campaign GM's alone (everyone else,
     players of the fight included, 404: the forecast gives the NPCs' numbers away)."""
     encounter = access.get_encounter_run_by(request.user, pk)
+    if (throttled := page_throttled(request)) is not None:
+        return throttled
     try:
-        fights = fight_forecast.parse_int(
-            request.GET, "fights", fight_forecast.FIGHTS, 1, fight_forecast.MAX_FIGHTS
-        )
-        seed = fight_forecast.parse_int(request.GET, "seed", fight_forecast.SEED, 0, 2**32)
+        asked = fight_forecast.parse_asked(request.GET)
+        fights, seed = asked.fights, asked.seed
     except fight_forecast.ForecastError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+        return _bad_request(exc)
     context: dict[str, Any] = {"encounter": encounter}
     try:
         result = fight_forecast.forecast_for_encounter(encounter, fights=fights, seed=seed)
         context["forecast"] = fight_forecast.for_page(result)
     except fight_forecast.ForecastError as exc:
+        if exc.field == "fights":
+            return _bad_request(exc)
         context["forecast_unavailable"] = str(exc)
     return render(request, "prep/encounter_forecast.html", context)
 

@@ -476,6 +476,24 @@ def play(e: Evening) -> None:
     )
     e.call("prepared.prepared_matchups_retrieve", gm, id=prepared.id)
     e.call("prepared.prepared_forecast_retrieve", gm, id=prepared.id, fights=20)
+    # "One fewer" names a group by the id the prepared encounter shows.
+    fewer = e.call(
+        "prepared.prepared_forecast_retrieve",
+        gm,
+        id=prepared.id,
+        fights=20,
+        remove=prepared.groups[0].id,
+    )
+    assert fewer.what_if == "one NPC fewer"
+    # A side empty: the forecast is null, which matches one branch of its schema.
+    empty = e.call(
+        "campaigns.campaigns_prepared_create",
+        gm,
+        201,
+        campaign_pk=campaign.id,
+        body=m.PreparedRequest.from_dict({"name": "Nobody yet"}),
+    )
+    assert e.call("prepared.prepared_forecast_retrieve", gm, id=empty.id).forecast is None
     e.call("campaigns.campaigns_webhooks_deliveries_list", gm, campaign_pk=campaign.id, id=hook.id)
 
     # The rules API needs no credentials: every roll endpoint, and the odds.

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from combat import services as combat
 from combat.models import Encounter
 from prep import matchups
-from prep.models import LibraryNpc, PreparedEncounter
+from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character
 
 pytestmark = pytest.mark.django_db
@@ -101,8 +101,10 @@ def test_prepared_encounters_and_their_start(prep):
     created = client.post(base, body, format="json")
     assert created.status_code == 201, created.json()
     data = created.json()
+    wolves = PreparedGroup.objects.get(prepared_id=data["id"])
     assert data["groups"] == [
         {
+            "id": wolves.pk,
             "npc": prep.library["wolf"].pk,
             "npc_name": "Wolf",
             "count": 3,

@@ -3,6 +3,7 @@ what-if, the cache and who may see it."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -140,6 +141,7 @@ def test_a_duel_is_walked_exactly(prep):
     prepared.groups.exclude(npc=prep.library["veteran"]).delete()
     body = api(prep.gm).get(f"/api/prepared/{prepared.pk}/forecast/").json()["forecast"]
     assert body["exact"] is True and body["fights"] == 0
+    assert body["method"] == "exact" and body["note"] is None
     party, foe = fight_forecast.fighters_for(prepared)
     exact = forecast.exact_duel(party, foe)
     assert body["party_standing"] == round(exact.party_standing, 4)
@@ -290,3 +292,190 @@ def test_a_running_fights_forecast_refuses_bad_parameters(prep):
         reverse("prep:encounter_forecast", args=[encounter.pk]), {"seed": "x"}
     )
     assert page.status_code == 400
+
+
+# -- Bounds: the time budget, the cap on fights, the throttle, the cache ------------------------
+
+
+def duel(prep: Any) -> Any:
+    """Ysolde against one thug: a character against an NPC whose block wears her weapon."""
+    prepared = prep.prepared
+    prepared.expected.set([prep.ysolde])
+    prepared.groups.exclude(npc=prep.library["thug"]).delete()
+    prepared.groups.update(count=1)
+    party, foe = fight_forecast.fighters_for(prepared)
+    arms = [z.arm for z in foe.zones]
+    assert (
+        forecast.choose(party, [w.dmg for w in party.arsenal], foe, arms).defense.value == "block"
+    )
+    return prepared
+
+
+def test_a_duel_past_its_time_budget_is_sampled_and_says_so(prep, monkeypatch):
+    prepared = duel(prep)
+    monkeypatch.setattr(fight_forecast, "DUEL_BUDGET", 0.0)
+    path = f"/api/prepared/{prepared.pk}/forecast/?fights=400"
+    body = api(prep.gm).get(path).json()["forecast"]
+    assert body["method"] == "sampled" and body["exact"] is False
+    assert body["fights"] == 400 and body["seed"] == 1
+    assert "exact duel was given up" in body["note"] and "more than 0 s" in body["note"]
+    lo, hi = body["party_standing_interval"]
+    assert lo < body["party_standing"] < hi
+    # Given up once is remembered: the next request goes straight to the fights (cached).
+    again = api(prep.gm).get(path).json()["forecast"]
+    assert again == dict(body, cached=True)
+    page = prep.client("gm").get(f"{url(prep)}?fights=400").content.decode()
+    assert "sampled: 400 fights" in page and 'data-testid="forecast-note"' in page
+    # With its budget, the same duel is walked exactly.
+    cache.clear()
+    monkeypatch.setattr(fight_forecast, "DUEL_BUDGET", 60.0)
+    exact = api(prep.gm).get(path).json()["forecast"]
+    assert exact["method"] == "exact" and exact["note"] is None
+    assert "exact: every branch" in prep.client("gm").get(url(prep)).content.decode()
+
+
+def test_fights_stop_at_the_work_budget_and_the_answer_says_so(prep, monkeypatch):
+    monkeypatch.setattr(fight_forecast, "SIM_WORK", 5_000)
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=2000"
+    body = api(prep.gm).get(path).json()["forecast"]
+    assert body["method"] == "sampled" and 1 <= body["fights"] < 2000
+    assert body["note"] == (
+        f"Stopped at the forecast's time budget: {body['fights']} of the 2000 fights asked "
+        "for were played."
+    )
+    assert api(prep.gm).get(path).json()["forecast"] == dict(body, cached=True)
+    page = prep.client("gm").get(f"{url(prep)}?fights=2000").content.decode()
+    assert f"sampled: {body['fights']} fights" in page and "Stopped at the forecast" in page
+
+
+def test_a_larger_fight_plays_fewer_fights_and_refuses_more(prep):
+    # 2 characters + 3 NPCs + 25 = 30 fighters
+    prep.prepared.groups.create(npc=prep.library["thug"], count=20)
+    prep.prepared.groups.create(npc=prep.library["wolf"], count=5)
+    cap = fight_forecast.MAX_FIGHTER_FIGHTS // 30
+    assert cap == 3333 and fight_forecast.max_fights(30) == cap >= fight_forecast.QUICK_FIGHTS
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/"
+    response = api(prep.gm).get(f"{path}?fights={cap + 1}")
+    assert response.status_code == 400
+    (message,) = response.json()["fights"]
+    assert "from 1 to 3333 for a fight of 30 fighters" in message
+    page = prep.client("gm").get(f"{url(prep)}?fights={cap + 1}")
+    assert page.status_code == 400 and "3333" in page.content.decode()
+    # A small fight keeps the absolute cap.
+    assert fight_forecast.max_fights(2) == fight_forecast.MAX_FIGHTS == 20_000
+
+
+def test_the_default_fights_of_a_large_fight_is_its_cap(prep):
+    prep.prepared.groups.create(npc=prep.library["thug"], count=20)
+    prep.prepared.groups.create(npc=prep.library["wolf"], count=5)
+    body = api(prep.gm).get(f"/api/prepared/{prep.prepared.pk}/forecast/").json()["forecast"]
+    assert body["fights"] == 3333 and body["method"] == "sampled"
+
+
+def test_the_four_forecast_routes_share_one_allowance_per_user(prep, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "forecast": "4/min",
+        },
+    }
+    encounter = running(prep)
+    routes = [
+        f"/api/prepared/{prep.prepared.pk}/forecast/?fights=50",
+        f"{url(prep)}?fights=50",
+        f"/api/encounters/{encounter.pk}/forecast/?fights=50",
+        f"{reverse('prep:encounter_forecast', args=[encounter.pk])}?fights=50",
+    ]
+    cache.clear()
+    gm_api, gm_pages = api(prep.gm), prep.client("gm")
+    codes = [(gm_api if r.startswith("/api/") else gm_pages).get(r).status_code for r in routes]
+    assert codes == [200, 200, 200, 200]
+    for route in routes:
+        response = (gm_api if route.startswith("/api/") else gm_pages).get(route)
+        assert response.status_code == 429, route
+        assert int(response["Retry-After"]) >= 1
+        if route.startswith("/api/"):
+            assert "throttled" in response.json()["detail"]
+        else:
+            assert "Too many forecasts" in response.content.decode()
+    # Per user: another GM's forecasts are not held back by this one's.
+    prepared = prep.prepared
+    prepared.campaign.gm = prep.other_gm
+    prepared.campaign.save()
+    assert api(prep.other_gm).get(routes[0]).status_code == 200
+
+
+def test_without_a_seed_any_cached_answer_serves(prep):
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=300"
+    seeded = api(prep.gm).get(f"{path}&seed=9").json()["forecast"]
+    assert seeded["seed"] == 9 and seeded["cached"] is False
+    # A request naming no seed takes the answer already there, whatever its seed.
+    plain = api(prep.gm).get(path).json()["forecast"]
+    assert plain == dict(seeded, cached=True)
+    # A seed asked for is its own entry: computed once, then cached.
+    other = api(prep.gm).get(f"{path}&seed=10").json()["forecast"]
+    assert other["seed"] == 10 and other["cached"] is False
+    assert api(prep.gm).get(f"{path}&seed=10").json()["forecast"]["cached"] is True
+    # ...and it does not take over the seedless answer.
+    assert api(prep.gm).get(path).json()["forecast"]["seed"] == 9
+
+
+def test_a_seedless_first_request_plays_seed_1_and_serves_it_by_name(prep):
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=300"
+    first = api(prep.gm).get(path).json()["forecast"]
+    assert first["seed"] == 1 and first["cached"] is False
+    assert api(prep.gm).get(f"{path}&seed=1").json()["forecast"] == dict(first, cached=True)
+
+
+def test_an_answer_above_the_size_cap_is_not_cached(prep, settings):
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=300"
+    body = api(prep.gm).get(path).json()["forecast"]
+    size = len(json.dumps({k: v for k, v in body.items() if k != "cached"}, separators=(",", ":")))
+    settings.FORECAST_CACHE_MAX_BYTES = size - 1
+    cache.clear()
+    assert api(prep.gm).get(path).json()["forecast"]["cached"] is False
+    assert api(prep.gm).get(path).json()["forecast"]["cached"] is False
+    settings.FORECAST_CACHE_MAX_BYTES = size
+    assert api(prep.gm).get(path).json()["forecast"]["cached"] is False
+    assert api(prep.gm).get(path).json()["forecast"]["cached"] is True
+
+
+def test_a_group_is_removed_by_the_id_the_prepared_encounter_shows(prep):
+    shown = api(prep.gm).get(f"/api/prepared/{prep.prepared.pk}/").json()["groups"]
+    by_name = {g["npc_name"]: g["id"] for g in shown}
+    assert by_name["Thug"] == prep.prepared.groups.get(npc=prep.library["thug"]).pk
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=100&remove={by_name['Veteran']}"
+    fewer = api(prep.gm).get(path).json()
+    assert fewer["what_if"] == "one NPC fewer"
+    assert [g["name"] for g in fewer["forecast"]["groups"]] == ["Thug"]
+    # The forecast's own group key is a label, not an id: a clear 400 says what to send.
+    key = f"group-{by_name['Veteran']}"
+    response = api(prep.gm).get(f"/api/prepared/{prep.prepared.pk}/forecast/?remove={key}")
+    assert response.status_code == 400
+    assert "groups[].id" in response.json()["remove"][0]
+
+
+def test_a_group_id_sent_back_in_an_update_is_taken_as_read_only(prep):
+    detail = api(prep.gm).get(f"/api/prepared/{prep.prepared.pk}/").json()
+    body = {"groups": [{k: g[k] for k in ("id", "npc", "count")} for g in detail["groups"]]}
+    response = api(prep.gm).patch(f"/api/prepared/{prep.prepared.pk}/", body, format="json")
+    assert response.status_code == 200
+    assert sorted(g["count"] for g in response.json()["groups"]) == [1, 2]
+
+
+def test_the_bench_plays_the_bounds_the_app_plays():
+    from bench import bench_forecast
+
+    names = ("FIGHTS", "MAX_FIGHTS", "MAX_FIGHTER_FIGHTS", "DUEL_BUDGET", "DUEL_STATES", "SIM_WORK")
+    for name in names:
+        assert getattr(bench_forecast, name) == getattr(fight_forecast, name), name
+
+
+def test_a_cache_that_is_down_is_skipped_not_a_500(prep, cache_down):
+    path = f"/api/prepared/{prep.prepared.pk}/forecast/?fights=100"
+    for _ in range(2):
+        response = api(prep.gm).get(path)
+        assert response.status_code == 200
+        assert response.json()["forecast"]["cached"] is False
+    assert prep.client("gm").get(f"{url(prep)}?fights=100").status_code == 200

@@ -150,6 +150,22 @@ def test_it_refuses_a_duel_too_big_to_walk(monkeypatch: pytest.MonkeyPatch) -> N
         exact_duel(a, b)
 
 
+def test_it_gives_up_a_duel_past_its_time_budget() -> None:
+    a, b, _ = DUELS["disciplined block wears weapons"]
+    with pytest.raises(forecast.DuelAbandoned, match="more than 0 s"):
+        exact_duel(a, b, budget=0)
+    # A budget it stays within changes nothing.
+    assert exact_duel(a, b, budget=60) == exact_duel(a, b)
+
+
+@pytest.mark.parametrize("budget", [-1.0, float("nan")])
+def test_it_refuses_a_budget_that_is_no_time(budget: float) -> None:
+    a, b, _ = DUELS["disciplined block wears weapons"]
+    with pytest.raises(RulesError, match="time budget") as caught:
+        exact_duel(a, b, budget=budget)
+    assert not isinstance(caught.value, forecast.DuelAbandoned)
+
+
 # -- The policy on hand-worked situations ----------------------------------------------------
 
 
@@ -261,6 +277,18 @@ def test_it_is_reproducible_with_a_seed() -> None:
     one = simulate(fs, fights=300, seed=11).as_dict()
     assert simulate(fs, fights=300, seed=11).as_dict() == one
     assert simulate(fs, fights=300, seed=12).as_dict() != one
+
+
+def test_it_stops_at_its_work_budget_reproducibly() -> None:
+    fs = party_and_thugs()
+    short = simulate(fs, fights=300, seed=11, max_work=2_000)
+    assert 1 <= short.fights < 300
+    assert simulate(fs, fights=300, seed=11, max_work=2_000) == short
+    # The interval is the one of the fights played.
+    lo, hi = short.party_standing_interval
+    assert (lo, hi) == forecast.wilson(round(short.party_standing * short.fights), short.fights)
+    # A budget it stays within changes nothing.
+    assert simulate(fs, fights=300, seed=11, max_work=10**9) == simulate(fs, fights=300, seed=11)
 
 
 def test_it_reports_every_chance_in_range() -> None:

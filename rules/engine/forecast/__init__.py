@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-from rules.engine.forecast.duel import MAX_DUEL_STATES, exact_duel
+from rules.engine.forecast.duel import MAX_DUEL_STATES, DuelAbandoned, exact_duel
 from rules.engine.forecast.fight import (
     DEFAULT_ROUND_LIMIT,
     MAX_COMBATANTS,
@@ -60,6 +60,7 @@ __all__ = [
     "Choice",
     "Combatant",
     "CombatantOdds",
+    "DuelAbandoned",
     "Forecast",
     "GroupOdds",
     "WeaponIn",

@@ -331,6 +331,7 @@ class Forecast:
             "fights": self.fights,
             "seed": self.seed,
             "exact": self.exact,
+            "method": "exact" if self.exact else "sampled",
             "round_limit": self.round_limit,
             "party_standing": r(self.party_standing),
             "party_standing_interval": [r(x) for x in self.party_standing_interval],

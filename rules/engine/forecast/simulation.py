@@ -35,11 +35,20 @@ def simulate(
     round_limit: int = DEFAULT_ROUND_LIMIT,
     stamina_difficulty: int = STAMINA_DIFFICULTY,
     rng: random.Random | None = None,
+    max_work: int | None = None,
 ) -> Forecast:
     """Play the fight ``fights`` times (a seeded ``random.Random(seed)`` unless ``rng`` is
-    given) and count what happened. See the module's example."""
+    given) and count what happened. See the module's example.
+
+    ``max_work`` bounds the time without the clock: each strike counts one, plus one for
+    each foe it weighs as a target, plus one per fight. Once a fight ends past that count,
+    no further fight is played and the forecast reports the fights played (``fights`` less
+    than asked). The count follows from the seed alone, so the answer stays reproducible."""
     validate(fighters, round_limit, stamina_difficulty)
     dice.require_int("fights", fights, 1, MAX_FIGHTS)
+    if max_work is not None:
+        dice.require_int("work budget", max_work, 1, 10**12)
+    work = 0
     rng = rng if rng is not None else random.Random(seed)  # noqa: S311 - a forecast, not a secret
     rand = rng.random
     n = len(fighters)
@@ -88,7 +97,8 @@ def simulate(
     wdmg: list[list[int]] = []
     wstate: list[tuple[int, ...]] = []
 
-    def act(i: int, prefer: int, counters: list[tuple[int, int]] | None) -> None:
+    def act(i: int, prefer: int, counters: list[tuple[int, int]] | None) -> int:
+        """One strike of ``i``; returns its work (1 + the targets weighed)."""
         targets = [prefer] if prefer >= 0 and able[prefer] else [j for j in foes_of[i] if able[j]]
         best: tuple[float, Choice, tuple[Face, ...]] | None = None
         target = -1
@@ -134,8 +144,12 @@ def simulate(
             t.takedowns[i] += 1
         elif counter and counters is not None:
             counters.append((j, i))
+        return 1 + len(targets)
 
-    for _ in range(fights):
+    played = 0
+    while played < fights and (max_work is None or work <= max_work):
+        played += 1
+        work += 1
         vit[:] = [c.vitality for c in fighters]
         able[:] = [c.able and c.vitality > 0 for c in fighters]
         knocked[:] = [not c.able and c.vitality > 0 for c in fighters]
@@ -165,7 +179,7 @@ def simulate(
                 if not (alive[0] and alive[1]):
                     break
                 if able[i]:
-                    act(i, -1, counters)
+                    work += act(i, -1, counters)
             if counters and alive[0] and alive[1]:
                 # Before the round ends, in initiative order, each fighter makes the
                 # counterattacks its parries earned, at the attacker it parried if that one
@@ -173,7 +187,7 @@ def simulate(
                 for i in order:
                     for c_i, parried in counters:
                         if c_i == i and able[i] and alive[0] and alive[1]:
-                            act(i, parried, None)
+                            work += act(i, parried, None)
         t.rounds[rnd] = t.rounds.get(rnd, 0.0) + 1
         t.total += 1
         if alive[0]:
@@ -192,4 +206,5 @@ def simulate(
         for g in groups:
             if not any(able[i] for i in members[g]):
                 t.beaten[g] += 1
+    t.n = played
     return report(fighters, t, seed=seed, limit=round_limit, exact=False)
