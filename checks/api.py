@@ -27,6 +27,7 @@ from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets import fields
 from sheets.http import signed_in
+from sheets.ids import parse_id
 from sheets.models import Campaign, Character
 from sheets.randomness import server_rng
 
@@ -83,6 +84,8 @@ class AgainstField(serializers.Field[Any, Any, Any, Any]):
     """A whole number, or a Difficulty Category (a test) / proficiency tier (a save) by name."""
 
     def to_internal_value(self, data: Any) -> int | str:
+        # A string is a name, never a number: "²" and "20" are refused by the rules as names
+        # (as the schema says: an integer, or one of the names).
         if isinstance(data, bool) or not isinstance(data, int | str):
             raise serializers.ValidationError("A number, or a Difficulty Category's name.")
         return data
@@ -231,15 +234,24 @@ def call_data(call: CheckCall, request: Request) -> dict[str, Any]:
     }
 
 
+def _id(raw: Any) -> int:
+    """The id in a path: a number past any row (5,000 digits, past a bigint) or another
+    script's digits are the 404 of a missing id."""
+    pk = parse_id(str(raw))
+    if pk is None:
+        raise NotFound()
+    return pk
+
+
 def _campaign(request: Request, pk: Any) -> Campaign:
-    campaign = Campaign.objects.for_user(request.user).filter(pk=pk).first()
+    campaign = Campaign.objects.for_user(request.user).filter(pk=_id(pk)).first()
     if campaign is None:
         raise NotFound()
     return campaign
 
 
 def _character(request: Request, pk: Any) -> Character:
-    character = Character.objects.select_related("campaign").filter(pk=pk).first()
+    character = Character.objects.select_related("campaign").filter(pk=_id(pk)).first()
     if character is None or not character.is_visible_to(request.user):
         raise NotFound()
     return character
@@ -274,7 +286,8 @@ class CheckViewSet(_ChecksViewSet):
             campaign__in=Campaign.objects.for_user(self.request.user)
         ).select_related("campaign", "character", "roller")
 
-    def _get(self, pk: str) -> Check:
+    def _get(self, raw: str) -> Check:
+        pk = _id(raw)
         check = self.get_queryset().filter(pk=pk).first()
         if (
             check is None
@@ -383,7 +396,7 @@ class CheckCallViewSet(_ChecksViewSet):
 
     @extend_schema(responses=_responses(OpenApiResponse(description="")))
     def retrieve(self, request: Request, pk: str) -> Response:
-        call = CheckCall.objects.select_related("campaign").filter(pk=pk).first()
+        call = CheckCall.objects.select_related("campaign").filter(pk=_id(pk)).first()
         if call is None or not (
             call.campaign.is_member(request.user) or call.campaign.is_gm(request.user)
         ):
@@ -446,7 +459,9 @@ class CheckRequestViewSet(_ChecksViewSet):
     @extend_schema(request=AnswerBody, responses=_responses(OpenApiResponse(description=""), 201))
     @action(detail=True, methods=["post"])
     def answer(self, request: Request, pk: str) -> Response:
-        asked = CheckRequest.objects.select_related("call__campaign", "character").filter(pk=pk)
+        asked = CheckRequest.objects.select_related("call__campaign", "character").filter(
+            pk=_id(pk)
+        )
         first = asked.first()
         if first is None or not first.character.is_visible_to(request.user):
             raise NotFound()
