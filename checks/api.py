@@ -66,28 +66,37 @@ def _responses(ok: Any, code: int = 200) -> dict[int, Any]:
 # --- Bodies --------------------------------------------------------------------------------
 
 
+#: What ``against`` takes by name: a Difficulty Category (a test) or a proficiency tier (a save).
+AGAINST_NAMES = (
+    *(c.name for c in omg.DIFFICULTY_CATEGORIES),
+    *(t.name for t in omg.PROFICIENCY_TIERS),
+)
+
+
 @extend_schema_field(
     {
         "oneOf": [
             {"type": "integer", "minimum": 5, "maximum": 100},
-            {
-                "type": "string",
-                "enum": [
-                    *("Casual", "Moderate", "Ambitious", "Formidable", "Supreme"),
-                    *("Inept", "Capable", "Adept", "Expert", "Master"),
-                ],
-            },
+            {"type": "string", "enum": list(AGAINST_NAMES)},
         ]
     }
 )
 class AgainstField(serializers.Field[Any, Any, Any, Any]):
-    """A whole number, or a Difficulty Category (a test) / proficiency tier (a save) by name."""
+    """A whole number, or a Difficulty Category (a test) / proficiency tier (a save) by name.
+
+    A string is a name, never a number, as the schema says: "20", "²", 5,000 digits or a NUL
+    character are refused here, naming the field; the rules then judge the number's range and
+    whether the name fits the kind (``services.parse_target``)."""
+
+    default_error_messages = {
+        "invalid": "A number, or one of: {names}.".format(names=", ".join(AGAINST_NAMES)),
+    }
 
     def to_internal_value(self, data: Any) -> int | str:
-        # A string is a name, never a number: "²" and "20" are refused by the rules as names
-        # (as the schema says: an integer, or one of the names).
         if isinstance(data, bool) or not isinstance(data, int | str):
-            raise serializers.ValidationError("A number, or a Difficulty Category's name.")
+            self.fail("invalid")
+        if isinstance(data, str) and data not in AGAINST_NAMES:
+            self.fail("invalid")
         return data
 
     def to_representation(self, value: Any) -> Any:
