@@ -472,6 +472,12 @@ class CharacterUpdateSerializer(CharacterSerializer):
     )
 
 
+#: What ``version`` in a PUT or PATCH must be, as CharacterUpdateSerializer documents it.
+VERSION_FIELD = fields.IntegerField(
+    min_value=1, error_messages={"invalid": "Send the version number you read."}
+)
+
+
 @extend_schema_view(
     list=extend_schema(
         parameters=[
@@ -525,16 +531,15 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = dict(super().get_serializer_context())
-        version = (
-            self.request.data.get("version")
-            if hasattr(self.request, "data") and isinstance(self.request.data, dict)
-            else None
-        )
-        if version is not None:
-            if isinstance(version, bool) or not isinstance(version, int):
-                raise serializers.ValidationError(
-                    {"version": ["Send the version number you read."]}
-                )
+        data = self.request.data if hasattr(self.request, "data") else None
+        if isinstance(data, dict) and "version" in data:
+            # Read by the field the schema documents (CharacterUpdateSerializer): an integer
+            # from 1, never null. Left out, the write goes through; sent as null it was taken
+            # for left out, though the schema says integer.
+            try:
+                version = VERSION_FIELD.run_validation(data["version"])
+            except serializers.ValidationError as exc:
+                raise serializers.ValidationError({"version": exc.detail}) from None
             context["expected_version"] = version
         if self.locking:
             context["instance_locked"] = True
