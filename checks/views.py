@@ -335,7 +335,7 @@ def call_create(request: HttpRequest, pk: int) -> HttpResponse:
             kind=data.get("kind", ""),
             against=number if number is not None else data.get("against", ""),
             aptitude=data.get("aptitude", ""),
-            discipline=data.get("discipline", ""),
+            discipline=form.cleaned_data["discipline"],
             composite=data.get("composite", ""),
         )
         call = services.call_checks(
