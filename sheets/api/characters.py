@@ -596,11 +596,19 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
 
     kind = ""
     http_method_names = ["get", "post", "put", "patch", "delete"]
+    lookup_value_regex = r"[0-9]+"  # anything else ('٧', read as 7 by int()) is no row id
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        # The character first, before the body is read: a character that does not exist (or
+        # an id no row can have) is the 404 of a missing id, not a 400 about the body.
+        self._character(write=request.method not in permissions.SAFE_METHODS)
 
     def _character(self, *, write: bool) -> Character:
+        pk = parse_id(str(self.kwargs["character_pk"]))
         character = (
             Character.objects.visible_to(self.request.user)
-            .filter(pk=self.kwargs["character_pk"])
+            .filter(pk=pk)  # type: ignore[misc]  # None (no id) matches no row: the 404 below
             .select_related("campaign")
             .first()
         )

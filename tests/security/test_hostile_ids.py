@@ -120,32 +120,6 @@ PATH_NOT_IDS = ["9" * 5000, str(2**63), "\u0667"]
 # password reset's user and token, an email confirmation's token.
 NOT_ID_KWARGS = {"kind", "secret", "uidb64", "token"}
 SENTINEL = 987_654_321_987  # stands for the id under test while the URL is reversed
-# Ids this walk found answered otherwise, outside the checks app, left to those apps' owners
-# (each still must not answer a server error on the ids not listed for it): the API's nested
-# routes take `\d+` (another script's digits, and any length) and read the id with int();
-# the participant and zone details read '٧' as 7; removing a player takes a user id past a
-# bigint to the database. Remove a line once its route answers 404.
-KNOWN_WRONG = {
-    ("api:condition-list", "participant_pk"),
-    ("api:condition-remove", "participant_pk"),
-    ("api:discipline-detail", "character_pk"),
-    ("api:discipline-list", "character_pk"),
-    ("api:participant-detail", "pk"),
-    ("api:participant-stamina", "pk"),
-    ("api:participant-update-state", "pk"),
-    ("api:weapon-detail", "character_pk"),
-    ("api:weapon-list", "character_pk"),
-    ("api:webhook-deliveries", "campaign_pk"),
-    ("api:webhook-detail", "campaign_pk"),
-    ("api:webhook-list", "campaign_pk"),
-    ("api:webhook-rotate-secret", "campaign_pk"),
-    ("api:webhook-send-again", "campaign_pk"),
-    ("api:webhook-send-again", "delivery_pk"),
-    ("api:zone-detail", "character_pk"),
-    ("api:zone-detail", "pk"),
-    ("api:zone-list", "character_pk"),
-    ("sheets:campaign_remove_player", "user_id"),
-}
 
 
 def _answers(client: Any, method: str, url: str) -> int:
@@ -179,7 +153,6 @@ def test_every_route_answers_404_to_a_path_id_that_is_no_id():
                     continue
                 if status == 405 or (method == "post" and status == 302 and not route.is_api):
                     continue
-                if (route.name, kwarg) not in KNOWN_WRONG:
-                    wrong.append(f"{method.upper()} {route.name} {kwarg}={bad[:12]}: {status}")
+                wrong.append(f"{method.upper()} {route.name} {kwarg}={bad[:12]}: {status}")
     assert wrong == []
-    assert {(r.name, k) for r, k in ids} - not_found - KNOWN_WRONG == set()
+    assert {(r.name, k) for r, k in ids} - not_found == set()
