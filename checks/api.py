@@ -27,6 +27,7 @@ from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets import fields
 from sheets.http import signed_in
+from sheets.ids import parse_id
 from sheets.models import Campaign, Character
 from sheets.randomness import server_rng
 
@@ -65,26 +66,37 @@ def _responses(ok: Any, code: int = 200) -> dict[int, Any]:
 # --- Bodies --------------------------------------------------------------------------------
 
 
+#: What ``against`` takes by name: a Difficulty Category (a test) or a proficiency tier (a save).
+AGAINST_NAMES = (
+    *(c.name for c in omg.DIFFICULTY_CATEGORIES),
+    *(t.name for t in omg.PROFICIENCY_TIERS),
+)
+
+
 @extend_schema_field(
     {
         "oneOf": [
             {"type": "integer", "minimum": 5, "maximum": 100},
-            {
-                "type": "string",
-                "enum": [
-                    *("Casual", "Moderate", "Ambitious", "Formidable", "Supreme"),
-                    *("Inept", "Capable", "Adept", "Expert", "Master"),
-                ],
-            },
+            {"type": "string", "enum": list(AGAINST_NAMES)},
         ]
     }
 )
 class AgainstField(serializers.Field[Any, Any, Any, Any]):
-    """A whole number, or a Difficulty Category (a test) / proficiency tier (a save) by name."""
+    """A whole number, or a Difficulty Category (a test) / proficiency tier (a save) by name.
+
+    A string is a name, never a number, as the schema says: "20", "²", 5,000 digits or a NUL
+    character are refused here, naming the field; the rules then judge the number's range and
+    whether the name fits the kind (``services.parse_target``)."""
+
+    default_error_messages = {
+        "invalid": "A number, or one of: {names}.".format(names=", ".join(AGAINST_NAMES)),
+    }
 
     def to_internal_value(self, data: Any) -> int | str:
         if isinstance(data, bool) or not isinstance(data, int | str):
-            raise serializers.ValidationError("A number, or a Difficulty Category's name.")
+            self.fail("invalid")
+        if isinstance(data, str) and data not in AGAINST_NAMES:
+            self.fail("invalid")
         return data
 
     def to_representation(self, value: Any) -> Any:
@@ -231,15 +243,24 @@ def call_data(call: CheckCall, request: Request) -> dict[str, Any]:
     }
 
 
+def _id(raw: Any) -> int:
+    """The id in a path: a number past any row (5,000 digits, past a bigint) or another
+    script's digits are the 404 of a missing id."""
+    pk = parse_id(str(raw))
+    if pk is None:
+        raise NotFound()
+    return pk
+
+
 def _campaign(request: Request, pk: Any) -> Campaign:
-    campaign = Campaign.objects.for_user(request.user).filter(pk=pk).first()
+    campaign = Campaign.objects.for_user(request.user).filter(pk=_id(pk)).first()
     if campaign is None:
         raise NotFound()
     return campaign
 
 
 def _character(request: Request, pk: Any) -> Character:
-    character = Character.objects.select_related("campaign").filter(pk=pk).first()
+    character = Character.objects.select_related("campaign").filter(pk=_id(pk)).first()
     if character is None or not character.is_visible_to(request.user):
         raise NotFound()
     return character
@@ -274,7 +295,8 @@ class CheckViewSet(_ChecksViewSet):
             campaign__in=Campaign.objects.for_user(self.request.user)
         ).select_related("campaign", "character", "roller")
 
-    def _get(self, pk: str) -> Check:
+    def _get(self, raw: str) -> Check:
+        pk = _id(raw)
         check = self.get_queryset().filter(pk=pk).first()
         if (
             check is None
@@ -383,7 +405,7 @@ class CheckCallViewSet(_ChecksViewSet):
 
     @extend_schema(responses=_responses(OpenApiResponse(description="")))
     def retrieve(self, request: Request, pk: str) -> Response:
-        call = CheckCall.objects.select_related("campaign").filter(pk=pk).first()
+        call = CheckCall.objects.select_related("campaign").filter(pk=_id(pk)).first()
         if call is None or not (
             call.campaign.is_member(request.user) or call.campaign.is_gm(request.user)
         ):
@@ -446,7 +468,9 @@ class CheckRequestViewSet(_ChecksViewSet):
     @extend_schema(request=AnswerBody, responses=_responses(OpenApiResponse(description=""), 201))
     @action(detail=True, methods=["post"])
     def answer(self, request: Request, pk: str) -> Response:
-        asked = CheckRequest.objects.select_related("call__campaign", "character").filter(pk=pk)
+        asked = CheckRequest.objects.select_related("call__campaign", "character").filter(
+            pk=_id(pk)
+        )
         first = asked.first()
         if first is None or not first.character.is_visible_to(request.user):
             raise NotFound()

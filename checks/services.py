@@ -52,7 +52,10 @@ def parse_target(
     discipline: object = "",
     composite: object = "",
 ) -> Target:
-    """Validate what to roll: ValidationError naming the field that is wrong."""
+    """Validate what to roll: ValidationError naming the field that is wrong.
+
+    ``against`` is a number (an ``int``, as a form or a serializer parsed it) or a name; a
+    string is only ever a name, so '²' or 5,000 digits are an unknown name, not a number."""
     if kind not in {k.value for k in omg.CheckKind}:
         raise ValidationError({"kind": "Choose aptitude, discipline, composite or save."})
     aptitude = aptitude or ""
@@ -70,8 +73,6 @@ def parse_target(
         raise ValidationError({"discipline": "Choose the discipline to roll."})
     if kind in ("composite", "save") and not composite:
         raise ValidationError({"composite": "Choose the composite to roll."})
-    if isinstance(against, str) and against.strip().lstrip("-").isdigit():
-        against = int(against)
     if not isinstance(against, int | str) or isinstance(against, bool):
         raise ValidationError({"against": "A Difficulty Category or a number."})
     try:
@@ -88,11 +89,10 @@ def parse_target(
 
 
 def parse_roll(roll: object) -> int | None:
-    """A typed d100, or None for the server's dice."""
-    if roll is None or roll == "":
+    """A typed d100 (an ``int``, as a form or a serializer parsed it), or None for the
+    server's dice."""
+    if roll is None:
         return None
-    if isinstance(roll, str) and roll.strip().isdigit():
-        roll = int(roll)
     if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 100:
         raise ValidationError({"roll": "A d100 roll is a whole number from 1 to 100 (00 is 100)."})
     return roll
@@ -305,6 +305,7 @@ def roll_check(
     """Roll ``target`` for ``character`` (server dice with ``rng``, or the typed ``roll``) and
     apply its EXP and Fate. Secret rolls are the GM's."""
     require_control(user, character)
+    roll = parse_roll(roll)
     if secret and not character.campaign.is_gm(user):
         raise PermissionDenied("Only the GM makes secret rolls.")
     spec, aptitude, _level = spec_for(character, target)
@@ -357,6 +358,7 @@ def spend_fate(
     Returns the revoked check and the re-roll (None for a revoke)."""
     campaign = check.campaign
     require_member(user, campaign)
+    roll = parse_roll(roll)
     if check.secret and not campaign.is_gm(user):
         raise PermissionDenied("Only the GM spends Fate on a secret roll.")
     if action not in {a.value for a in omg.FateAction}:
@@ -530,6 +532,7 @@ def answer(
     roll is the server's: typed dice would tell them the result."""
     call = request.call
     require_control(user, request.character)
+    roll = parse_roll(roll)
     if aptitude and aptitude not in omg.APTITUDE_ABBRS:
         raise ValidationError({"aptitude": f"One of {', '.join(omg.APTITUDE_ABBRS)}."})
     if call.secret and roll is not None and not call.campaign.is_gm(user):
@@ -598,8 +601,6 @@ def change_resource(
     require_control(user, character)
     if pool not in ResourceChange.Pool.values:
         raise ValidationError({"pool": "Mana or Chi."})
-    if isinstance(amount, str) and amount.strip().lstrip("-").isdigit():
-        amount = int(amount)
     if isinstance(amount, bool) or not isinstance(amount, int) or not amount or abs(amount) > 100:
         raise ValidationError({"amount": "A whole number from -100 to 100, not 0."})
     if cost and cost not in ResourceChange.Cost.values:

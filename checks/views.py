@@ -18,10 +18,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from checks import services
+from checks.forms import AnswerForm, CallForm, ResourceForm, RollForm, TargetForm
 from checks.models import Check, CheckCall, CheckRequest, ResourceChange
 from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets.access import get_campaign_for_user, get_character_for_user
+from sheets.ids import parse_id
 from sheets.models import Campaign, Character, Discipline
 from sheets.randomness import server_rng
 
@@ -65,11 +67,11 @@ def _choice(data: Any, character: Character) -> dict[str, Any]:
     }
 
 
-def _target(choice: dict[str, Any]) -> Target:
+def _target(choice: dict[str, Any], number: int | None) -> Target:
     against = (
-        choice["number"]
-        or choice["against"]
-        or ("Adept" if choice["kind"] == "save" else "Moderate")
+        number
+        if number is not None
+        else choice["against"] or ("Adept" if choice["kind"] == "save" else "Moderate")
     )
     return services.parse_target(
         kind=choice["kind"],
@@ -80,7 +82,9 @@ def _target(choice: dict[str, Any]) -> Target:
     )
 
 
-def _form_context(request: HttpRequest, character: Character, data: Any) -> dict[str, Any]:
+def _form_context(
+    request: HttpRequest, character: Character, data: Any, form: TargetForm
+) -> dict[str, Any]:
     choice = _choice(data, character)
     if choice["kind"] == "discipline" and not choice["discipline"]:
         first = character.disciplines.order_by("name").first()
@@ -108,8 +112,11 @@ def _form_context(request: HttpRequest, character: Character, data: Any) -> dict
         "kinds": [(k.value, k.value.capitalize()) for k in omg.CheckKind],
         "errors": [],
     }
+    if not form.is_valid():
+        ctx["errors"] = form.messages()
+        return ctx
     try:
-        target = _target(choice)
+        target = _target(choice, form.cleaned_data["number"])
         spec, aptitude, level = services.spec_for(character, target)
     except ValidationError as exc:
         ctx["errors"] = _errors(exc)
@@ -125,15 +132,15 @@ def check_roll(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: choose what to roll and against what, with the exact odds; POST: roll it."""
     character = get_character_for_user(request, pk, write=True, rows=False)
     if request.method == "GET":
-        ctx = _form_context(request, character, request.GET)
+        ctx = _form_context(request, character, request.GET, TargetForm(request.GET))
         if request.htmx:
             return render(request, "checks/check.html#form", ctx)
         return render(request, "checks/check.html", ctx)
     if request.method != "POST":
         return HttpResponse(status=405, headers={"Allow": "GET, POST"})
-    ctx = _form_context(request, character, request.POST)
+    form = RollForm(request.POST)
+    ctx = _form_context(request, character, request.POST, form)
     try:
-        roll = services.parse_roll(request.POST.get("roll", ""))
         if ctx["errors"]:
             raise ValidationError(ctx["errors"])
         check = services.roll_check(
@@ -141,9 +148,9 @@ def check_roll(request: HttpRequest, pk: int) -> HttpResponse:
             character=character,
             target=ctx["target"],
             rng=server_rng(),
-            roll=roll,
+            roll=form.cleaned_data["roll"],
             secret=request.POST.get("secret") == "1",
-            note=request.POST.get("note", "")[:80],
+            note=form.cleaned_data["note"],
         )
     except ValidationError as exc:
         ctx["errors"] = _errors(exc)
@@ -195,18 +202,24 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def check_fate(request: HttpRequest, pk: int) -> HttpResponse:
     check = _get_check(request, pk)
-    spender = get_object_or_404(
-        Character, pk=request.POST.get("spender") or 0, campaign=check.campaign
+    spender = (
+        check.campaign.characters.filter(pk=spender_pk).first()
+        if (spender_pk := parse_id(request.POST.get("spender"))) is not None
+        else None
     )
+    form = AnswerForm(request.POST)
     try:
-        roll = services.parse_roll(request.POST.get("roll", ""))
+        if spender is None:
+            raise ValidationError({"spender": "Choose whose Fate to spend."})
+        if not form.is_valid():
+            raise ValidationError(form.messages())
         _, new = services.spend_fate(
             user=request.user,
             check=check,
             spender=spender,
             action=request.POST.get("action", ""),
             rng=server_rng(),
-            roll=roll,
+            roll=form.cleaned_data["roll"],
         )
     except (ValidationError, CheckConflict) as exc:
         messages.error(
@@ -265,7 +278,7 @@ def _log_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
             characters=characters,
             # Ticked in advance from the query string (the encounter page's "Call for a
             # check" link sends the fight's player characters).
-            preselected={int(i) for i in request.GET.getlist("characters") if i.isdigit()},
+            preselected={pk for raw in request.GET.getlist("characters") if (pk := parse_id(raw))},
             discipline_names=sorted(
                 set(
                     Discipline.objects.filter(character__campaign=campaign).values_list(
@@ -306,17 +319,23 @@ def campaign_undo(request: HttpRequest, pk: int) -> HttpResponse:
 def call_create(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     data = request.POST
-    ids = data.getlist("characters")
     if data.get("everyone") == "1":
         qs = campaign.characters.filter(is_npc=False, copied_from=None, fight_only=False)
     else:
-        qs = campaign.characters.filter(pk__in=[i for i in ids if i.isdigit()])
+        # Ids that are no ids ('²', a number past any row) ask no one: the call then asks
+        # for at least one character.
+        ids = {pk for raw in data.getlist("characters") if (pk := parse_id(raw)) is not None}
+        qs = campaign.characters.filter(pk__in=ids)
+    form = CallForm(data)
     try:
+        if not form.is_valid():
+            raise ValidationError(form.messages())
+        number = form.cleaned_data["number"]
         target = services.parse_target(
             kind=data.get("kind", ""),
-            against=data.get("number") or data.get("against", ""),
+            against=number if number is not None else data.get("against", ""),
             aptitude=data.get("aptitude", ""),
-            discipline=data.get("discipline", ""),
+            discipline=form.cleaned_data["discipline"],
             composite=data.get("composite", ""),
         )
         call = services.call_checks(
@@ -325,7 +344,7 @@ def call_create(request: HttpRequest, pk: int) -> HttpResponse:
             characters=list(qs),
             target=target,
             secret=data.get("secret") == "1",
-            note=data.get("note", "")[:80],
+            note=form.cleaned_data["note"],
         )
     except ValidationError as exc:
         ctx = _log_context(request, campaign)
@@ -410,12 +429,15 @@ def request_answer(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "checks/answer.html", ctx)
     if request.method != "POST":
         return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    form = AnswerForm(request.POST)
     try:
+        if not form.is_valid():
+            raise ValidationError(form.messages())
         check = services.answer(
             user=request.user,
             request=asked,
             rng=server_rng(),
-            roll=services.parse_roll(request.POST.get("roll", "")),
+            roll=form.cleaned_data["roll"],
             aptitude=aptitude,
         )
     except ValidationError as exc:
@@ -444,17 +466,18 @@ def prompts(request: HttpRequest, pk: int) -> HttpResponse:
 def resource_change(request: HttpRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk, write=True, rows=False)
     data = request.POST
-    amount: object = data.get("amount", "")
-    if isinstance(amount, str) and amount.strip().isdigit() and data.get("direction") == "spend":
-        amount = -int(amount)
+    form = ResourceForm(data)
     try:
+        if not form.is_valid():
+            raise ValidationError(form.messages())
+        amount = form.cleaned_data["amount"]
         change = services.change_resource(
             user=request.user,
             character=character,
             pool=data.get("pool", ""),
-            amount=amount,
+            amount=-amount if data.get("direction") == "spend" else amount,
             cost=data.get("cost", ""),
-            note=data.get("note", "")[:80],
+            note=form.cleaned_data["note"],
         )
         messages.success(
             request,

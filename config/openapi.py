@@ -14,6 +14,7 @@ framework around them are added here, once, to every operation they apply to:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from combat.api import shapes as combat_shapes
@@ -212,4 +213,90 @@ def add_components(
         if operation is not None:
             content = operation["responses"]["200"]["content"]["application/json"]
             content["schema"] = content["schema"].get("items", content["schema"])
+    return result
+
+
+COMPONENTS = "#/components/schemas/"
+
+
+def _component_refs(node: Any) -> set[str]:
+    """The names of the components ``node`` refers to itself (not through them)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith(COMPONENTS):
+                found.add(ref.removeprefix(COMPONENTS))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _reachable(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The components ``roots`` refer to, directly or through other components."""
+    seen: set[str] = set()
+    todo = set().union(*(_component_refs(root) for root in roots)) if roots else set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        todo |= _component_refs(schemas[name])
+    return seen
+
+
+def close_request_bodies(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """Every request body refuses a key it does not know, nested rows included (a 400 naming
+    it: ``RefuseUnknownKeys`` in sheets/fields.py), so its schema says
+    ``additionalProperties: false``, on the body and on every object it nests.
+
+    Answers are not closed: a few answer shapes reuse a request's rows (a library NPC's stored
+    stat block, prep/shapes.py); they get copies of them, left open, before the requests'
+    are closed."""
+    schemas = result.get("components", {}).get("schemas", {})
+    operations = [
+        operation
+        for item in result.get("paths", {}).values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+    ]
+    bodies = [op["requestBody"] for op in operations if "requestBody" in op]
+    requests = _reachable(bodies, schemas)
+    answers_roots = [{k: v for k, v in op.items() if k != "requestBody"} for op in operations] + [
+        result.get("webhooks", {})
+    ]
+    answers = _reachable(answers_roots, schemas)
+
+    def is_object(name: str) -> bool:
+        return bool(schemas.get(name, {}).get("type") == "object")
+
+    shared = {name for name in requests & answers if is_object(name)}
+    if shared:
+        # Each answer that refers to a shared row gets an open copy of it in its place.
+        def inline(node: Any) -> Any:
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str) and ref.removeprefix(COMPONENTS) in shared:
+                    return inline(copy.deepcopy(schemas[ref.removeprefix(COMPONENTS)]))
+                return {key: inline(value) for key, value in node.items()}
+            if isinstance(node, list):
+                return [inline(value) for value in node]
+            return node
+
+        for name in answers - requests:
+            schemas[name] = inline(schemas[name])
+        for operation in operations:
+            for key in operation:
+                if key != "requestBody":
+                    operation[key] = inline(operation[key])
+        if "webhooks" in result:
+            result["webhooks"] = inline(result["webhooks"])
+    for name in requests:
+        if is_object(name):
+            schemas[name]["additionalProperties"] = False
     return result

@@ -375,6 +375,7 @@ SPECTACULAR_SETTINGS = {
         "config.openapi.add_components",
         "config.openapi.blank_strings_as_any_of",
         "config.openapi.openapi_31_details",
+        "config.openapi.close_request_bodies",
     ],
     "ENUM_NAME_OVERRIDES": {
         "AptitudeEnum": "rules.engine.omg_data.APTITUDE_CHOICES",

@@ -24,6 +24,7 @@ from integrations import delivery
 from integrations.delivery import RefusedURL, check_url
 from integrations.models import EVENT_TYPES, WebhookDelivery, WebhookEndpoint
 from sheets.fields import StrictModelSerializer
+from sheets.ids import parse_id
 from sheets.models import Campaign
 
 
@@ -129,7 +130,9 @@ class WebhookViewSet(
 
     def _campaign(self) -> Campaign:
         user = self.request.user
-        campaign = Campaign.objects.for_user(user).filter(pk=self.kwargs.get("campaign_pk")).first()  # type: ignore[misc]  # from the URL
+        # An id no row can have (5,000 digits, past a bigint) is None: it matches no row.
+        pk = parse_id(str(self.kwargs.get("campaign_pk")))
+        campaign = Campaign.objects.for_user(user).filter(pk=pk).first()  # type: ignore[misc]  # None matches no row
         if campaign is None:
             raise NotFound("No such campaign.")
         if not campaign.is_gm(user):
@@ -191,7 +194,7 @@ class WebhookViewSet(
     def send_again(self, request: Request, delivery_pk: str, **kwargs: Any) -> Response:
         """Send a delivery's body again, as a new delivery with a new webhook-id."""
         endpoint = self.get_object()
-        d = get_object_or_404(WebhookDelivery, endpoint=endpoint, pk=int(delivery_pk))
+        d = get_object_or_404(WebhookDelivery, endpoint=endpoint, pk=parse_id(delivery_pk))
         copy = delivery.send_again(d)
         return Response(DeliverySerializer(copy).data, status=status.HTTP_202_ACCEPTED)
 

@@ -118,7 +118,8 @@ class ConditionViewSet(viewsets.GenericViewSet[Any]):
         ).select_related("character", "encounter__campaign")
 
     def _participant(self) -> Participant:
-        return get_object_or_404(self.get_queryset(), pk=self.kwargs["participant_pk"])
+        pk = parse_id(str(self.kwargs["participant_pk"]))  # None (no id) matches no row
+        return get_object_or_404(self.get_queryset(), pk=pk)
 
     @extend_schema(responses=documented_responses(ConditionSerializer(many=True)))
     def list(self, request: Request, participant_pk: str) -> Response:

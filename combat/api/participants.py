@@ -30,6 +30,7 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
 
     serializer_class = ParticipantSerializer
     permission_classes = [permissions.IsAuthenticated]
+    lookup_value_regex = r"[0-9]+"  # anything else ('٧', read as 7 by int()) is no id
 
     def get_queryset(self) -> QuerySet[Participant]:
         return Participant.objects.filter(

@@ -472,6 +472,12 @@ class CharacterUpdateSerializer(CharacterSerializer):
     )
 
 
+#: What ``version`` in a PUT or PATCH must be, as CharacterUpdateSerializer documents it.
+VERSION_FIELD = fields.IntegerField(
+    min_value=1, error_messages={"invalid": "Send the version number you read."}
+)
+
+
 @extend_schema_view(
     list=extend_schema(
         parameters=[
@@ -525,16 +531,15 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = dict(super().get_serializer_context())
-        version = (
-            self.request.data.get("version")
-            if hasattr(self.request, "data") and isinstance(self.request.data, dict)
-            else None
-        )
-        if version is not None:
-            if isinstance(version, bool) or not isinstance(version, int):
-                raise serializers.ValidationError(
-                    {"version": ["Send the version number you read."]}
-                )
+        data = self.request.data if hasattr(self.request, "data") else None
+        if isinstance(data, dict) and "version" in data:
+            # Read by the field the schema documents (CharacterUpdateSerializer): an integer
+            # from 1, never null. Left out, the write goes through; sent as null it was taken
+            # for left out, though the schema says integer.
+            try:
+                version = VERSION_FIELD.run_validation(data["version"])
+            except serializers.ValidationError as exc:
+                raise serializers.ValidationError({"version": exc.detail}) from None
             context["expected_version"] = version
         if self.locking:
             context["instance_locked"] = True
@@ -605,11 +610,19 @@ class CharacterRowViewSet(viewsets.ModelViewSet[Any]):
 
     kind = ""
     http_method_names = ["get", "post", "put", "patch", "delete"]
+    lookup_value_regex = r"[0-9]+"  # anything else ('٧', read as 7 by int()) is no row id
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        # The character first, before the body is read: a character that does not exist (or
+        # an id no row can have) is the 404 of a missing id, not a 400 about the body.
+        self._character(write=request.method not in permissions.SAFE_METHODS)
 
     def _character(self, *, write: bool) -> Character:
+        pk = parse_id(str(self.kwargs["character_pk"]))
         character = (
             Character.objects.visible_to(self.request.user)
-            .filter(pk=self.kwargs["character_pk"])
+            .filter(pk=pk)  # type: ignore[misc]  # None (no id) matches no row: the 404 below
             .select_related("campaign")
             .first()
         )

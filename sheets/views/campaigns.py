@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -15,6 +15,7 @@ from sheets import limits, randomness, services
 from sheets.access import get_campaign_for_user
 from sheets.forms import CampaignForm, JoinForm
 from sheets.http import AuthedRequest
+from sheets.ids import parse_id
 from sheets.models import Campaign, Character
 from sheets.qr import qr_code
 
@@ -103,6 +104,8 @@ def campaign_regenerate_code(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_POST
 def campaign_remove_player(request: AuthedRequest, pk: int, user_id: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
+    if parse_id(str(user_id)) is None:  # past a bigint: no user has it (SQLite overflowed)
+        raise Http404("No such player.")
     removed = services.remove_player(user=request.user, campaign=campaign, user_id=user_id)
     if request.htmx:
         return render(

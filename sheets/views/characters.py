@@ -510,7 +510,8 @@ def character_reserve(request: AuthedRequest, pk: int) -> HttpResponse:
     raw = request.POST.get("roll", "").strip()
     roll = None
     if raw:
-        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 100:
+        # At most 3 digits before int(): it refuses more than 4,300 (a server error).
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 1 <= int(raw) <= 100:
             messages.error(request, "A d100 roll is a whole number from 1 to 100 (100 for 00).")
             return redirect(character)
         roll = int(raw)

@@ -5,13 +5,17 @@ takes '²' (which ``int()`` then refuses) and other scripts' digits; either must
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.test import AsyncClient
+from django.core.cache import cache
+from django.test import AsyncClient, Client
+from django.urls import reverse
 
 from combat import services
 from tests.factories import make_thug, make_ysolde
+from tests.security.pages import demo_table, routes
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +109,50 @@ def test_the_live_feed_starts_afresh_from_an_after_that_is_not_ascii_digits(tabl
     status, first = async_to_sync(scenario)()
     assert status == 200
     assert first.startswith("event: hello\n")
+
+
+# --- Ids in paths, on every route of the URLconf ------------------------------------------------
+
+# 5,000 digits (past the 4,300 that int() reads from text), one past a bigint (SQLite's driver
+# overflows on it) and another script's digit (which int() reads as 7).
+PATH_NOT_IDS = ["9" * 5000, str(2**63), "\u0667"]
+# Path arguments that are no ids: the rules API's kind, the table display's secret link, the
+# password reset's user and token, an email confirmation's token.
+NOT_ID_KWARGS = {"kind", "secret", "uidb64", "token"}
+SENTINEL = 987_654_321_987  # stands for the id under test while the URL is reversed
+
+
+def _answers(client: Any, method: str, url: str) -> int:
+    if method == "get":
+        return int(client.get(url).status_code)
+    return int(getattr(client, method)(url, "{}", content_type="application/json").status_code)
+
+
+def test_every_route_answers_404_to_a_path_id_that_is_no_id():
+    """Derived from the URLconf (pages and API, the checks app's among them), so a new route
+    is covered by itself: each id in a path, in turn, is one no row can have. A route answers
+    the 404 of a missing id to every method it takes (405 to the others); a page may answer a
+    POST about a missing row of an object it found (a participant of a fight) with its form
+    error, a redirect with a message. Never a server error, never another row."""
+    cache.clear()
+    demo = demo_table()
+    client = Client(raise_request_exception=False)
+    client.force_login(demo.gm)
+    ids = [(r, k) for r in routes() for k in r.kwargs if k not in NOT_ID_KWARGS]
+    assert len(ids) > 150
+    assert {r.name for r, _ in ids} >= {"api:check-detail", "checks:check_roll"}
+    wrong, not_found = [], set()
+    for route, kwarg in ids:
+        kwargs = {k: SENTINEL if k == kwarg else demo.value(route, k) for k in route.kwargs}
+        url = reverse(route.name, kwargs=kwargs)
+        for bad in PATH_NOT_IDS:
+            for method in ("get", "post", "delete"):
+                status = _answers(client, method, url.replace(str(SENTINEL), bad))
+                if status == 404:
+                    not_found.add((route.name, kwarg))
+                    continue
+                if status == 405 or (method == "post" and status == 302 and not route.is_api):
+                    continue
+                wrong.append(f"{method.upper()} {route.name} {kwarg}={bad[:12]}: {status}")
+    assert wrong == []
+    assert {(r.name, k) for r, k in ids} - not_found == set()

@@ -130,3 +130,45 @@ def test_it_refuses_an_id_past_the_databases_integers_with_400(
     assert response.status_code == 400
     assert "between" in response.json()[field][0]
     assert not encounter.declarations.exists()
+
+
+def test_every_documented_write_refuses_a_hostile_body_with_400(settings):
+    """Derived from the schema, so a new write (the checks API's among them) is covered by
+    itself: 40 KB of nested brackets, a lone surrogate in a value and in a key, and a body
+    that is not UTF-8 are each a 400 with a message, and nothing is stored."""
+    from rest_framework.test import APIClient
+
+    from tests.openapi import openapi_schema
+    from tests.security.pages import demo_table, snapshot
+    from tests.security.test_unknown_keys import _fill, _ids
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "rules_anon": "100000/min",
+            "rules_user": "100000/min",
+        },
+    }
+    demo = demo_table()
+    ids = _ids(demo)
+    api = APIClient(raise_request_exception=False)
+    api.force_authenticate(demo.gm)
+    bodies = [DEEP, '{"note": "\\ud800"}', '{"\\udfff": 1}', b'{"name": "\xed\xa0\x80"}']
+    before = snapshot()
+    wrong, writes = [], set()
+    for path, item in openapi_schema()["paths"].items():
+        for method, operation in item.items():
+            if method not in ("post", "put", "patch") or "requestBody" not in operation:
+                continue
+            writes.add(path)
+            for body in bodies:
+                response = getattr(api, method)(
+                    _fill(path, ids), body, content_type="application/json"
+                )
+                if response.status_code != 400 or "detail" not in response.json():
+                    wrong.append(f"{method.upper()} {path} {body[:12]!r}: {response.status_code}")
+    assert wrong == []
+    assert len(writes) >= 50
+    assert {"/api/check-calls/", "/api/characters/{character_pk}/checks/"} <= writes
+    assert snapshot() == before

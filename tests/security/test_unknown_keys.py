@@ -254,3 +254,58 @@ def test_every_documented_write_refuses_an_unknown_key(demo, gm_api, settings):
             wrong.append(f"{method.upper()} {url} {response.status_code} {body}")
     assert wrong == []
     assert {m: m._default_manager.count() for m in before} == before
+
+
+# --- The schema says so ------------------------------------------------------------------------
+
+
+def _objects(schema: dict[str, Any], node: Any, seen: set[str]) -> list[tuple[str, Any]]:
+    """Every object schema ``node`` is or nests (through components too), named where found."""
+    found: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any]] = [("body", node)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str):
+                name = ref.rsplit("/", 1)[1]
+                if name not in seen:
+                    seen.add(name)
+                    stack.append((name, schema["components"]["schemas"][name]))
+                continue
+            if item.get("type") == "object" and "properties" in item:
+                found.append((where, item))
+            stack.extend((where, value) for value in item.values())
+        elif isinstance(item, list):
+            stack.extend((where, value) for value in item)
+    return found
+
+
+def test_every_request_body_in_the_served_schema_says_it_takes_no_other_key(client):
+    """What the API refuses (any unknown key, nested rows included: the tests above), the
+    schema says: ``additionalProperties: false`` on every request body and every object it
+    nests (config/openapi.py, close_request_bodies). Answers stay open."""
+    schema = client.get("/api/schema/?format=json").json()
+    operations = [
+        (method, path, operation)
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        if isinstance(operation, dict)
+    ]
+    open_bodies, closed_answers, bodies = [], [], 0
+    for method, path, operation in operations:
+        if "requestBody" in operation:
+            bodies += 1
+            for where, node in _objects(schema, operation["requestBody"], set()):
+                if node.get("additionalProperties") is not False:
+                    open_bodies.append(f"{method.upper()} {path}: {where}")
+        answers = {k: v for k, v in operation.items() if k != "requestBody"}
+        for where, node in _objects(schema, answers, set()):
+            if node.get("additionalProperties") is False:
+                closed_answers.append(f"{method.upper()} {path}: {where}")
+    for where, node in _objects(schema, schema.get("webhooks", {}), set()):
+        if node.get("additionalProperties") is False:
+            closed_answers.append(f"webhook: {where}")
+    assert bodies == len(_write_operations()) >= 60
+    assert open_bodies == []
+    assert closed_answers == []

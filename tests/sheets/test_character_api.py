@@ -115,6 +115,33 @@ def test_a_stale_version_is_a_conflict(hero, api_for):
     assert hero.spd == 4
 
 
+@pytest.mark.parametrize("version", [None, 0, -1, "1", True, 1.0, 2**63])
+@pytest.mark.parametrize("method", ["put", "patch"])
+def test_a_version_that_is_no_version_number_is_refused(hero, api_for, method, version):
+    """The schema says ``version`` is an integer from 1 (CharacterUpdateSerializer): null was
+    taken for a missing version, and the write went through whatever changed meanwhile."""
+    client = api_for(hero.owner)
+    body = client.get(detail(hero)).json()
+    before = body["version"]
+    body.update(spd=4, version=version)
+    response = getattr(client, method)(detail(hero), body, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == ["version"]
+    hero.refresh_from_db()
+    assert (hero.spd, hero.version) == (3, before)
+
+
+def test_a_write_without_a_version_still_goes_through(hero, api_for):
+    client = api_for(hero.owner)
+    assert client.patch(detail(hero), {"spd": 4}, format="json").status_code == 200
+    body = client.get(detail(hero)).json()
+    del body["version"]
+    body["spd"] = 5
+    assert client.put(detail(hero), body, format="json").status_code == 200
+    hero.refresh_from_db()
+    assert hero.spd == 5
+
+
 def test_a_player_cannot_create_in_a_campaign_they_are_not_in(table, api_for):
     from tests.factories import make_campaign
 
