@@ -209,8 +209,7 @@ def listen(group: str) -> str:
 def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
     table, django_capture_on_commit_callbacks
 ):
-    owner = listen(campaign.group_name(table.campaign.pk, table.owner.pk))
-    player = listen(campaign.group_name(table.campaign.pk, table.player.pk))
+    feeds = listen(campaign.group_name(table.campaign.pk))
     with (
         django_capture_on_commit_callbacks(execute=True),
         pytest.raises(RuntimeError),
@@ -220,13 +219,14 @@ def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
             user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
         )
         raise RuntimeError("the request failed after the service")
-    assert received(owner) == []
+    assert received(feeds) == []
     with django_capture_on_commit_callbacks(execute=True):
-        services.call_checks(
+        call = services.call_checks(
             user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
         )
-    assert received(owner) == [{"type": campaign.NEWS, "events": ["prompts"]}]
-    assert received(player) == []
+    # One message for the campaign, naming each user told and what their pages fetch again.
+    news = [[table.gm.pk, [f"call-{call.pk}"]], [table.owner.pk, ["prompts"]]]
+    assert received(feeds) == [{"type": campaign.NEWS, "news": sorted(news)}]
 
 
 def test_the_pages_a_player_is_at_follow_the_stream_and_do_not_poll(table):
