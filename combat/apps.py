@@ -8,10 +8,13 @@ class CombatConfig(AppConfig):
     verbose_name = "Encounters and combat"
 
     def ready(self) -> None:
-        from combat.live import campaign, push
+        from combat.live import campaign, push, wakes
 
         # Every committed combat log entry is pushed to the encounter's open screens, each
         # with the tracker drawn once per audience; the GM's page also hears who is connected.
         push.connect_push()
         # The GM's calls for checks reach the asked players' pages, and the answers the GM's.
         campaign.connect_news()
+        # A player removed, a campaign, an account or an encounter deleted: the streams that
+        # lost access end at once, not at their next heartbeat.
+        wakes.connect_wakes()
