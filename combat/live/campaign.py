@@ -56,9 +56,12 @@ NEWS = "campaign.news"  # channel-layer message: what some viewers' pages are to
 WAKE = "campaign.wake"  # channel-layer message: check the viewers' access now
 HELLO = Message("hello", "").encode().encode()
 GONE_EVENT = Message(GONE, "").encode().encode()
-#: A feed hands a message to this many streams, then lets the event loop serve others (the
-#: request that made the news, say) before the next ones.
-DELIVER_SLICE = 64
+#: A feed hands a message to this many streams at a time, and pauses :data:`DELIVER_PAUSE`
+#: seconds between two slices: the event loop serves the other requests (the one that made the
+#: news, say) and the threads running their views get the GIL, rather than waiting until a
+#: thousand streams have written.
+DELIVER_SLICE = 32
+DELIVER_PAUSE = 0.001
 
 
 def group_name(campaign_id: int) -> str:
@@ -157,7 +160,7 @@ class CampaignFeed:
         told = [v for v in list(self.viewers) if v.user_id in chunks]
         for start in range(0, len(told), DELIVER_SLICE):
             if start:
-                await asyncio.sleep(0)  # the woken streams write; the loop serves the rest
+                await asyncio.sleep(DELIVER_PAUSE)  # the woken streams write, the rest go on
             for v in told[start : start + DELIVER_SLICE]:
                 v.queue.put_nowait(chunks[v.user_id])
 
