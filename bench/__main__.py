@@ -1,9 +1,9 @@
 """``make bench`` (``python -m bench``): the in-process benchmarks, one after another.
 
-Each runs in its own interpreter, so one's caches and settings never touch the next. The two
-that start servers (``bench/bench_load.py`` and ``bench/bench_fanout.py``: a throwaway
-PostgreSQL, Redis and uvicorn workers) take minutes; name them to run them too:
-``python -m bench load fanout``.
+Each runs in its own interpreter, so one's caches and settings never touch the next. The ones
+that start servers (``bench/bench_load.py``, ``bench/bench_fanout.py`` and
+``bench/bench_campaign_streams.py``: a throwaway PostgreSQL, Redis and uvicorn workers) take
+minutes; name them to run them too: ``python -m bench load fanout campaign_streams``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 QUICK = ["rules", "siblings", "rules_api", "combat", "sheet", "encounter", "matchups", "forecast"]
-SLOW = ["load", "fanout"]
+SLOW = ["load", "fanout", "campaign_streams"]
 
 
 def main(argv: list[str]) -> int:

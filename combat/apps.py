@@ -8,7 +8,7 @@ class CombatConfig(AppConfig):
     verbose_name = "Encounters and combat"
 
     def ready(self) -> None:
-        from combat.live import campaign, push
+        from combat.live import campaign, push, wakes
         from combat.services import rows
         from sheets import signals
 
@@ -20,3 +20,6 @@ class CombatConfig(AppConfig):
         # A campaign or a sheet deleted while its fight is played waits for the action in
         # progress: the fight's encounters are locked first (combat/services/rows.py).
         signals.deleting.connect(rows.on_deleting, dispatch_uid="combat_lock_fights")
+        # A player removed, a campaign, an account or an encounter deleted: the streams that
+        # lost access end at once, not at their next heartbeat.
+        wakes.connect_wakes()

@@ -7,7 +7,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -126,7 +126,9 @@ async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResp
         return refused
     opened = await sync_to_async(_open)(request, secret, pk)
     if opened is None:
-        raise Http404("This display was turned off.")
+        # The turned-off page, private as the page's: a 404 raised here would be Django's, with
+        # none of the headers that keep the secret in its URL out of caches and indexes.
+        return await sync_to_async(_turned_off)(request)
     link, encounter = opened
     after = stream.last_seen(request)
     viewer = display.DisplayViewer(link)

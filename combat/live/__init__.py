@@ -8,7 +8,10 @@
   is down, and announcing viewers coming and going (``PresenceNews``).
 - ``presence.py``: who is connected, in the cache; ``sse.py``: one server-sent event.
 - ``campaign.py``: the campaign's stream for checks outside combat (the GM's calls and their
-  answers), with the same opening rules; it tells pages what to fetch, and sends no content.
+  answers), with the same opening rules and the same discipline (one feed per campaign and
+  process, one message per change); it tells pages what to fetch, and sends no content.
+- ``wakes.py``: a player removed, a campaign, an account or an encounter deleted wakes, after
+  the commit, the feeds concerned, which check access again: their streams end at once.
 
 The path of an event:
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,6 +22,7 @@ from checks import services
 from checks.models import CheckCall
 from combat import services as combat_services
 from combat.live import campaign
+from combat.live.push import flush_pushes
 from tests.combat.test_live_feed import received
 from tests.combat.test_live_multiprocess import redis_url
 from tests.factories import make_campaign, make_user
@@ -209,8 +211,7 @@ def listen(group: str) -> str:
 def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
     table, django_capture_on_commit_callbacks
 ):
-    owner = listen(campaign.group_name(table.campaign.pk, table.owner.pk))
-    player = listen(campaign.group_name(table.campaign.pk, table.player.pk))
+    feeds = listen(campaign.group_name(table.campaign.pk))
     with (
         django_capture_on_commit_callbacks(execute=True),
         pytest.raises(RuntimeError),
@@ -220,13 +221,14 @@ def test_a_call_is_told_once_after_commit_and_not_when_it_rolls_back(
             user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
         )
         raise RuntimeError("the request failed after the service")
-    assert received(owner) == []
+    assert received(feeds) == []
     with django_capture_on_commit_callbacks(execute=True):
-        services.call_checks(
+        call = services.call_checks(
             user=table.gm, campaign=table.campaign, characters=[table.ysolde], target=athletics()
         )
-    assert received(owner) == [{"type": campaign.NEWS, "events": ["prompts"]}]
-    assert received(player) == []
+    # One message for the campaign, naming each user told and what their pages fetch again.
+    news = [[table.gm.pk, [f"call-{call.pk}"]], [table.owner.pk, ["prompts"]]]
+    assert received(feeds) == [{"type": campaign.NEWS, "news": sorted(news)}]
 
 
 def test_the_pages_a_player_is_at_follow_the_stream_and_do_not_poll(table):
@@ -287,3 +289,83 @@ def player_pages(table: Any, encounter: Any) -> tuple[str, ...]:
         table.ysolde.get_absolute_url(),
         encounter.get_absolute_url(),
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_processs_streams_of_a_campaign_share_one_member_of_its_group(table):
+    """Pages opening and closing cost the channel layer nothing: one feed per campaign and
+    process is the group's only member, and leaves it when the last stream closes."""
+    group = campaign.group_name(table.campaign.pk)
+
+    async def scenario() -> tuple[int, int, int, int]:
+        layer = get_channel_layer()
+        streams = [
+            await open_stream(user, table.campaign.pk)
+            for user in (table.gm, table.owner, table.player) * 4
+        ]
+        members = len(layer.groups.get(group, {}))  # type: ignore[attr-defined]  # in-memory
+        feeds = len(campaign._feeds)
+        # The pages close: their waits for news are cancelled, as a disconnect cancels them.
+        waits = [asyncio.ensure_future(anext(chunks)) for chunks in streams]
+        await asyncio.sleep(0.05)
+        for waiting in waits:
+            waiting.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
+        await asyncio.sleep(0.1)  # the feed's task leaves the group
+        return members, feeds, len(layer.groups.get(group, {})), len(campaign._feeds)  # type: ignore[attr-defined]  # in-memory
+
+    assert async_to_sync(scenario)() == (1, 1, 0, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_heartbeat_checks_access_and_joins_the_group_again(table, monkeypatch):
+    """Without any wake (one lost while Redis failed, say), the next heartbeat finds a removed
+    player and ends their stream, and joins the group again (a restarted Redis forgot it)."""
+    from sheets.models import Membership
+
+    monkeypatch.setattr(campaign, "HEARTBEAT_SECONDS", 0.2)
+    monkeypatch.setattr(campaign, "wake", lambda campaign_id: None, raising=False)  # none comes
+
+    async def scenario() -> int:
+        layer = get_channel_layer()
+        gm = await open_stream(table.gm, table.campaign.pk)
+        player = await open_stream(table.player, table.campaign.pk)
+        layer.groups.clear()  # type: ignore[attr-defined]  # what a restarted Redis remembers
+        await sync_to_async(Membership.objects.filter(user=table.player).delete)()
+        text = ""
+        deadline = asyncio.get_running_loop().time() + 5  # some twenty heartbeats
+        while asyncio.get_running_loop().time() < deadline:
+            try:
+                text += await heard(player)
+            except StopAsyncIteration:
+                break
+        assert text.endswith("event: gone\ndata: \n\n"), text
+        group = campaign.group_name(table.campaign.pk)
+        members = len(layer.groups.get(group, {}))  # type: ignore[attr-defined]  # in-memory
+        await gm.aclose()  # type: ignore[attr-defined]  # an async generator
+        return members
+
+    assert async_to_sync(scenario)() == 1  # the GM's stream's feed, in the group again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_call_answers_without_waiting_for_the_channel_layer(table, api_for, monkeypatch):
+    """The news goes out after the commit, off the request's thread: a slow channel layer
+    (Redis across the network) does not hold the GM's call."""
+    layer = get_channel_layer()
+    gate = threading.Event()
+    sent: list[dict[str, Any]] = []
+
+    async def slow_send(group: str, message: dict[str, Any]) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, gate.wait, 5)
+        sent.append(message)
+
+    monkeypatch.setattr(layer, "group_send", slow_send)
+    body = {"campaign": table.campaign.pk, "characters": [table.ysolde.pk]}
+    body |= {"kind": "aptitude", "aptitude": "SPD", "against": "Moderate"}
+    for _ in range(2):
+        assert api_for(table.gm).post("/api/check-calls/", body, format="json").status_code == 201
+    assert sent == []  # both calls answered while the first message waits
+    gate.set()
+    assert flush_pushes()
+    assert [m["type"] for m in sent] == [campaign.NEWS, campaign.NEWS]

@@ -174,6 +174,19 @@ class TestThePage:
         assert "This display was turned off" in revoked.text
         assert revoked["X-Robots-Tag"] == "noindex, nofollow"
 
+    def test_a_revoked_or_made_up_links_stream_is_a_private_404(self, fight, client_for):
+        link = link_of(fight)
+        assert display.revoke_link(campaign=fight.table.campaign, actor=fight.table.gm)
+        for secret in (link.secret, "A" * 43):
+            url = reverse("display:events", args=[secret, fight.encounter.pk])
+            response = client_for(None).get(url)
+            assert response.status_code == 404
+            # The secret is in the URL: the answer is never cached, indexed or passed on.
+            assert response["Cache-Control"] == "no-store"
+            assert response["X-Robots-Tag"] == "noindex, nofollow"
+            assert response["Referrer-Policy"] == "no-referrer"
+            assert "This display was turned off" in response.text
+
     def test_a_new_link_turns_the_old_one_off(self, fight, client_for):
         old = link_of(fight)
         new = link_of(fight)
