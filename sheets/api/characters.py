@@ -551,9 +551,7 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
             # read once, and no other edit lands between the read and the write.
             with transaction.atomic():
                 self.locking = True
-                data = request.data
-                if isinstance(data, dict) and any(key in data for key in services.FIGHT_ROW_SETS):
-                    self._lock_fights()
+                self._lock_fights(request)
                 instance = self.get_object()
                 serializer = self.get_serializer(
                     instance, data=request.data, partial=kwargs.get("partial", False)
@@ -574,15 +572,16 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
 
-    def _lock_fights(self) -> None:
+    def _lock_fights(self, request: Request) -> None:
         """Zones or weapons sent replace the sheet's, and deleting them deletes or changes the
         attacks that point at them: the sheet's fights are locked first, as for any deletion
-        (``services.lock_fights_of``). Only for a sheet the caller may see."""
+        (``services.lock_fights_of``). Only for a sheet the caller may see, and the body is
+        read only then: a sheet one may not see answers 404 whatever the body's type."""
         pk = parse_id(str(self.kwargs.get("pk", "")))
-        if (
-            pk is not None
-            and Character.objects.visible_to(self.request.user).filter(pk=pk).exists()
-        ):
+        if pk is None or not Character.objects.visible_to(request.user).filter(pk=pk).exists():
+            return
+        data = request.data
+        if isinstance(data, dict) and any(key in data for key in services.FIGHT_ROW_SETS):
             services.lock_fights_of(characters=[pk])
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
