@@ -23,7 +23,7 @@ from checks.models import Check, CheckCall, CheckRequest, ResourceChange
 from rules.engine import RulesError, omg
 from sheets.models import Campaign, Character, Discipline
 from sheets.numbers import aptitudes_of
-from sheets.services import guess_aptitude
+from sheets.services import guess_aptitude, lock_campaign
 
 MAX_FATE = 1000  # the sheet's bound (sheets.models.Character.fate)
 COMPOSITE_ABBRS = tuple(c.abbr for c in omg.COMPOSITES)
@@ -175,8 +175,9 @@ def _next_seq(campaign: Campaign) -> int:
 
 
 def _lock_campaign(campaign: Campaign) -> Campaign:
-    # Every change to a campaign's checks holds its row: one sequence, one latest roll.
-    return Campaign.objects.select_for_update().get(pk=campaign.pk)
+    # Every change to a campaign's checks holds its row: one sequence, one latest roll; and
+    # behind a deletion of the campaign, it is waited for, then a 404 (lock_campaign).
+    return lock_campaign(pk=campaign.pk)
 
 
 def _set(obj: Any, model: str, field: str, value: int, changes: list[dict[str, Any]]) -> None:
@@ -498,6 +499,7 @@ def call_checks(
     for c in chosen:
         spec_for(c, target, lenient=True)  # a sheet the rules refuse is named now
     with transaction.atomic():
+        campaign = _lock_campaign(campaign)
         call = CheckCall.objects.create(
             campaign=campaign,
             gm=user,

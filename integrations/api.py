@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
@@ -26,6 +27,7 @@ from integrations.models import EVENT_TYPES, WebhookDelivery, WebhookEndpoint
 from sheets.fields import StrictModelSerializer
 from sheets.ids import parse_id
 from sheets.models import Campaign
+from sheets.services import lock_campaign
 
 
 class WebhookSerializer(StrictModelSerializer):
@@ -148,7 +150,9 @@ class WebhookViewSet(
         campaign = self._campaign()
         serializer = WebhookSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        endpoint = serializer.save(campaign=campaign)
+        with transaction.atomic():
+            # Behind a deletion of the campaign: wait for it, then a 404 (lock_campaign).
+            endpoint = serializer.save(campaign=lock_campaign(pk=campaign.pk))
         return Response(
             WebhookWithSecretSerializer(endpoint).data,
             status=status.HTTP_201_CREATED,

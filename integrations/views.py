@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -14,6 +15,7 @@ from integrations.forms import WebhookForm
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from sheets.access import get_campaign_for_user
 from sheets.models import Campaign
+from sheets.services import lock_campaign
 
 #: The session key under which a new secret waits to be shown once.
 SHOW_ONCE_KEY = "integrations:new-secret"
@@ -44,8 +46,10 @@ def webhook_list(request: HttpRequest, pk: int) -> HttpResponse:
     form = WebhookForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         endpoint = form.save(commit=False)
-        endpoint.campaign = campaign
-        endpoint.save()
+        with transaction.atomic():
+            # Behind a deletion of the campaign: wait for it, then a 404 (lock_campaign).
+            endpoint.campaign = lock_campaign(pk=campaign.pk)
+            endpoint.save()
         _show_secret_once(request, endpoint)
         messages.success(request, "Webhook created. Copy its secret now: it is shown once.")
         return redirect(endpoint)

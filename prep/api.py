@@ -36,6 +36,7 @@ from sheets import fields
 from sheets.http import signed_in
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import Campaign, Character
+from sheets.services import lock_campaign
 
 NOT_FOUND = OpenApiResponse(description="No such object, or not yours.")
 BAD = OpenApiResponse(description="Invalid input: the body names each field that is wrong.")
@@ -214,9 +215,10 @@ class PreparedSerializer(fields.StrictModelSerializer):
         groups = validated_data.pop("groups", [])
         expected = validated_data.pop("expected", [])
         with transaction.atomic():
-            prepared = PreparedEncounter.objects.create(
-                campaign=self.context["campaign"], **validated_data
-            )
+            # The campaign first, the NPCs of the groups last (the lock order): behind a
+            # deletion of the campaign or the GM's account, it is waited for, then a 404.
+            campaign = lock_campaign(pk=self.context["campaign"].pk)
+            prepared = PreparedEncounter.objects.create(campaign=campaign, **validated_data)
             prepared.expected.set(expected)
             self._groups(prepared, groups)
         return prepared
@@ -225,6 +227,9 @@ class PreparedSerializer(fields.StrictModelSerializer):
         groups = validated_data.pop("groups", None)
         expected = validated_data.pop("expected", None)
         with transaction.atomic():
+            # As create: the campaign, then this row, the NPCs last; a 404 once deleted.
+            lock_campaign(pk=instance.campaign_id)
+            PreparedEncounter.objects.select_for_update().get(pk=instance.pk)
             for key, value in validated_data.items():
                 setattr(instance, key, value)
             instance.save()

@@ -24,6 +24,7 @@ from prep.starter import STARTERS
 from prep.throttles import page_throttled
 from sheets.http import AuthedRequest
 from sheets.ids import parse_id
+from sheets.services import lock_campaign
 from sheets.views.characters import read_json_upload
 
 ERRORS = (services.PrepError, combat.CombatError)
@@ -177,8 +178,10 @@ def prepared_list(request: AuthedRequest, campaign_pk: int) -> HttpResponse:
             messages.error(request, form.first_error())
             return redirect("prep:prepared_list", campaign_pk)
         prepared = form.save(commit=False)
-        prepared.campaign = campaign
-        prepared.save()
+        with transaction.atomic():
+            # Behind a deletion of the campaign: wait for it, then a 404 (lock_campaign).
+            prepared.campaign = lock_campaign(pk=campaign.pk)
+            prepared.save()
         return redirect(prepared)
     prepared = campaign.prepared_encounters.prefetch_related("groups__npc", "expected")
     return render(request, "prep/prepared_list.html", {"campaign": campaign, "prepared": prepared})
@@ -210,6 +213,10 @@ def prepared_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         chosen = {_int(v) for v in request.POST.getlist("expected")}
         characters = list(prepared.campaign.characters.filter(pk__in=chosen))
         with transaction.atomic():
+            # Behind a deletion of the campaign: wait for it, then a 404 (not a save that
+            # finds no row and inserts one pointing at nothing).
+            lock_campaign(pk=prepared.campaign_id)
+            PreparedEncounter.objects.select_for_update().get(pk=prepared.pk)
             form.save()
             prepared.expected.set(characters)
         messages.success(request, "Saved.")

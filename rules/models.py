@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 
 from rules.engine import omg
 from sheets.models import Campaign
+from sheets.services import lock_campaign
 
 
 class DiceRollQuerySet(models.QuerySet["DiceRoll"]):
@@ -82,18 +83,22 @@ class DiceRoll(models.Model):
         source: str = Source.PAGE,
         note: str = "",
     ) -> DiceRoll:
-        """Log a rules-engine result for the campaign, summarised by :func:`describe_roll`."""
+        """Log a rules-engine result for the campaign, summarised by :func:`describe_roll`.
+        ``Campaign.DoesNotExist`` (a 404) when the campaign was deleted meanwhile."""
         system, inputs, outcome = describe_roll(result)
-        return cls.objects.create(
-            campaign=campaign,
-            roller=roller,
-            system=system,
-            source=source,
-            physical=physical,
-            note=note.strip()[:80],
-            inputs=inputs[:200],
-            outcome=outcome[:200],
-        )
+        with transaction.atomic():
+            # Behind a deletion of the campaign: wait for it, then a 404 (lock_campaign).
+            lock_campaign(pk=campaign.pk)
+            return cls.objects.create(
+                campaign=campaign,
+                roller=roller,
+                system=system,
+                source=source,
+                physical=physical,
+                note=note.strip()[:80],
+                inputs=inputs[:200],
+                outcome=outcome[:200],
+            )
 
 
 def _signed(n: int) -> str:

@@ -37,6 +37,20 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
+def lock_campaign(*, pk: int) -> Campaign:
+    """The campaign ``pk``, read and locked until the end of the caller's transaction: the
+    first statement of a write that creates a row in it (a sheet, a roll, a membership, a
+    webhook, a prepared encounter, a check call). A deletion of the campaign holding it is
+    waited for, and then the campaign is gone: ``Campaign.DoesNotExist``, a 404. Without it
+    the new row's foreign key was checked at COMMIT, after the deletion's, and failed (a
+    500). The new row is nobody else's yet, so this keeps the lock order
+    (docs/architecture.md): the campaign before its sheets."""
+    try:
+        return Campaign.objects.select_for_update().get(pk=pk)
+    except Campaign.DoesNotExist:
+        raise Campaign.DoesNotExist("No such campaign: it was deleted meanwhile.") from None
+
+
 def join_campaign(*, user: User, code: str) -> tuple[Campaign, bool]:
     """Add ``user`` as a player of the campaign whose join code is ``code``.
 
@@ -46,14 +60,16 @@ def join_campaign(*, user: User, code: str) -> tuple[Campaign, bool]:
     normalized = normalize_join_code(code)
     if not normalized:
         raise ValidationError({"code": "Enter the join code your GM gave you."})
-    campaign = Campaign.objects.filter(join_code=normalized).first()
-    if campaign is None:
-        raise ValidationError(
-            {"code": "No campaign has this join code. Check it, or ask your GM for a new one."}
-        )
-    if campaign.gm_id == user.pk:
-        return campaign, False
     with transaction.atomic():
+        # Found and locked in one statement, as :func:`lock_campaign` does: behind a deletion
+        # of the campaign it waits, and then finds no row (nor does it after a new code).
+        campaign = Campaign.objects.select_for_update().filter(join_code=normalized).first()
+        if campaign is None:
+            raise ValidationError(
+                {"code": "No campaign has this join code. Check it, or ask your GM for a new one."}
+            )
+        if campaign.gm_id == user.pk:
+            return campaign, False
         _, created = Membership.objects.get_or_create(campaign=campaign, user=user)
     return campaign, created
 
@@ -212,9 +228,12 @@ def create_character(
     ``owner`` makes it: the campaign's GM, or one of its players for a sheet that is not an
     NPC nor shown as one; else ``PermissionDenied``, with nothing saved."""
     gm_only = is_npc or any(fields.get(k) for k in GM_FIELDS)
-    if not campaign.is_gm(owner) and (gm_only or not campaign.is_member(owner)):
-        raise PermissionDenied("Only the campaign's GM and players make its characters.")
     with transaction.atomic():
+        # Behind a deletion of the campaign: wait for it, then a 404 (:func:`lock_campaign`);
+        # behind a handover, its GM as it is now.
+        campaign = lock_campaign(pk=campaign.pk)
+        if not campaign.is_gm(owner) and (gm_only or not campaign.is_member(owner)):
+            raise PermissionDenied("Only the campaign's GM and players make its characters.")
         character = Character(campaign=campaign, owner=owner, name=name, is_npc=is_npc, **fields)
         if "bzf" not in fields:
             character.follow_weight()

@@ -1,0 +1,254 @@
+"""A row created in a campaign while the campaign (or its GM's account) is deleted, on
+PostgreSQL.
+
+Each of these writes inserted its row without a lock of the campaign: behind a deletion
+holding the campaign, the INSERT's foreign key waited for it and then failed (an
+``IntegrityError``, a 500) for a new sheet, a logged roll, a webhook, a prepared encounter, a
+check call; a join found the campaign by its code and failed the same way. They now lock
+the campaign first (``sheets.services.lock_campaign``; a join finds the campaign by its code
+with the lock), so they wait for the deletion and answer a 404 (a join: the unknown code's
+400), with nothing left behind. Starting a prepared fight locked the GM's library NPCs
+before the campaign while the GM's account deletion reaches the NPCs last: the two
+deadlocked; both now take the one documented order (docs/architecture.md).
+
+Held as tests/combat/test_fight_deletion_races.py holds its races: one side stopped inside
+its transaction until the other is seen waiting for a lock in ``pg_stat_activity``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.db import models
+from django.db.models.signals import post_save
+
+from checks.models import CheckCall
+from integrations.models import WebhookEndpoint
+from prep.models import PreparedEncounter
+from rules.models import DiceRoll
+from sheets.models import Character, Membership
+from tests.combat.test_fight_deletion_races import (
+    DELETIONS,
+    WAIT,
+    Outcomes,
+    _api,
+    _deletion_held,
+    _join,
+    _nothing_left,
+    _sheets,
+    _thread,
+    _wait_for_a_lock_waiter,
+    _web,
+)
+from tests.factories import Fight, make_fight
+from tests.integrations.receiver import start
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def fight(table: Any) -> Fight:
+    return make_fight(table)
+
+
+@pytest.fixture
+def hook_url() -> Iterator[str]:
+    """A webhook address the app accepts (the tests' receiver; nothing is sent to it)."""
+    receiver, server = start()
+    yield receiver.url
+    server.shutdown()
+    server.server_close()
+
+
+@dataclass(frozen=True)
+class Creation:
+    """A write that makes a ``model`` row in the campaign (``field``: its campaign's id),
+    as its user sends it; ``refused``: its answer once the campaign is gone."""
+
+    send: Callable[[Fight, str], Any]
+    model: type[models.Model]
+    refused: int = 404
+    field: str = "campaign_id"
+
+
+#: A whole sheet as the creation page takes it.
+BRANNOC = {"name": "Brannoc", "archetype": "warrior", "foc": 2, "spd": 3, "skl": 3}
+BRANNOC.update({"vgr": 4, "nrv": 2, "chr": 1, "svy": 2})
+
+
+def _campaign(f: Fight) -> int:
+    return int(f.table.campaign.pk)
+
+
+CREATIONS: dict[str, Creation] = {
+    "character page": Creation(
+        lambda f, _: _web(f.table.player).post(
+            f"/campaigns/{_campaign(f)}/characters/new/", BRANNOC
+        ),
+        Character,
+    ),
+    "character API": Creation(
+        lambda f, _: _api(f.table.player).post(
+            "/api/characters/", {"campaign": _campaign(f), "name": "Late"}, format="json"
+        ),
+        Character,
+    ),
+    "dice page": Creation(
+        lambda f, _: _web(f.table.player).post(
+            f"/dice/campaigns/{_campaign(f)}/ore/",
+            {"pool": 7, "penalty": 0, "difficulty": 0, "dice": "3 4 4 4 6 8 10", "action": "read"},
+        ),
+        DiceRoll,
+    ),
+    "dice API": Creation(
+        lambda f, _: _api(f.table.player).post(
+            "/api/rules/omg/check/",
+            {"pro": 70, "dif": 20, "roll": 43, "campaign": _campaign(f)},
+            format="json",
+        ),
+        DiceRoll,
+    ),
+    # An unknown code is a form's error or a 400: so is the code of a deleted campaign.
+    "join page": Creation(
+        lambda f, _: _web(f.table.outsider).post(
+            "/campaigns/join/", {"code": f.table.campaign.join_code}
+        ),
+        Membership,
+        refused=200,
+    ),
+    "join API": Creation(
+        lambda f, _: _api(f.table.outsider).post(
+            "/api/campaigns/join/", {"code": f.table.campaign.join_code}, format="json"
+        ),
+        Membership,
+        refused=400,
+    ),
+    "webhook page": Creation(
+        lambda f, url: _web(f.table.gm).post(
+            f"/campaigns/{_campaign(f)}/webhooks/",
+            {"url": url, "events": ["roll.resolved"], "format": "json"},
+        ),
+        WebhookEndpoint,
+    ),
+    "webhook API": Creation(
+        lambda f, url: _api(f.table.gm).post(
+            f"/api/campaigns/{_campaign(f)}/webhooks/",
+            {"url": url, "events": ["roll.resolved"]},
+            format="json",
+        ),
+        WebhookEndpoint,
+    ),
+    "prepared page": Creation(
+        lambda f, _: _web(f.table.gm).post(
+            f"/campaigns/{_campaign(f)}/prepared/", {"name": "Late"}
+        ),
+        PreparedEncounter,
+    ),
+    "prepared API": Creation(
+        lambda f, _: _api(f.table.gm).post(
+            f"/api/campaigns/{_campaign(f)}/prepared/", {"name": "Late"}, format="json"
+        ),
+        PreparedEncounter,
+    ),
+    "check call API": Creation(
+        lambda f, _: _api(f.table.gm).post(
+            "/api/check-calls/",
+            {
+                "campaign": _campaign(f),
+                "everyone": True,
+                "kind": "composite",
+                "composite": "STM",
+                "against": "Formidable",
+            },
+            format="json",
+        ),
+        CheckCall,
+    ),
+}
+
+
+def _left(creation: Creation, campaign: int) -> list[Any]:
+    return list(creation.model._default_manager.filter(**{creation.field: campaign}))
+
+
+@pytest.mark.parametrize("how", ["campaign API", "GM's account"])
+@pytest.mark.parametrize("what", sorted(CREATIONS))
+def test_a_row_created_behind_the_deletion_of_its_campaign_is_refused(fight, hook_url, what, how):
+    """The INSERT's foreign key waited for the deletion holding the campaign, then failed."""
+    creation = CREATIONS[what]
+    sheets, campaign = _sheets(fight), _campaign(fight)
+    _, deleted = DELETIONS[how]
+    outcomes = Outcomes()
+    with _deletion_held(fight, how, outcomes) as release:
+        creator = _thread(outcomes.run, "create", lambda: creation.send(fight, hook_url))
+        _wait_for_a_lock_waiter(creator)
+        release.set()
+    _join(creator)
+    assert outcomes.errors == []
+    assert outcomes.of("delete") == [deleted]
+    assert outcomes.of("create") == [creation.refused]
+    assert _left(creation, campaign) == []
+    _nothing_left(fight, sheets)
+
+
+@contextmanager
+def _creation_held(
+    creation: Creation, fight: Fight, hook_url: str, outcomes: Outcomes
+) -> Iterator[threading.Event]:
+    """The creation, stopped inside its transaction once its row is saved, until the event."""
+    reached, release = threading.Event(), threading.Event()
+    creator: list[threading.Thread] = []
+
+    def pause(sender: Any, **kwargs: Any) -> None:
+        if threading.current_thread() in creator and not reached.is_set():
+            reached.set()
+            assert release.wait(WAIT)
+
+    post_save.connect(pause, sender=creation.model, dispatch_uid="test_pause_creation")
+    try:
+        creator.append(_thread(outcomes.run, "create", lambda: creation.send(fight, hook_url)))
+        assert reached.wait(WAIT)
+        yield release
+    finally:
+        release.set()
+        _join(*creator)
+        post_save.disconnect(sender=creation.model, dispatch_uid="test_pause_creation")
+
+
+#: What each creation answers when it is done.
+CREATED = {
+    "character page": 302,
+    "character API": 201,
+    "dice page": 302,
+    "dice API": 200,
+    "join page": 302,
+    "join API": 201,
+    "webhook page": 302,
+    "webhook API": 201,
+    "prepared page": 302,
+    "prepared API": 201,
+    "check call API": 201,
+}
+
+
+@pytest.mark.parametrize("what", sorted(CREATIONS))
+def test_a_deletion_behind_a_creation_waits_and_deletes_its_row_too(fight, hook_url, what):
+    creation = CREATIONS[what]
+    sheets, campaign = _sheets(fight), _campaign(fight)
+    _, deleted = DELETIONS["campaign API"]
+    outcomes = Outcomes()
+    with _creation_held(creation, fight, hook_url, outcomes) as release:
+        deleter = _thread(outcomes.run, "delete", lambda: DELETIONS["campaign API"][0](fight))
+        _wait_for_a_lock_waiter(deleter)
+        release.set()
+        _join(deleter)
+    assert outcomes.errors == []
+    assert outcomes.of("create") == [CREATED[what]]
+    assert outcomes.of("delete") == [deleted]
+    assert _left(creation, campaign) == []
+    _nothing_left(fight, sheets)
