@@ -10,9 +10,11 @@ from django.db import transaction
 
 from combat import services as combat
 from combat.models import Encounter, Participant
+from combat.services.rows import lock as lock_fight
 from prep import starter, statblock
 from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character
+from sheets.services import lock_campaign
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -73,7 +75,10 @@ def duplicate_npc(*, npc: LibraryNpc) -> LibraryNpc:
 def lock_npcs(ids: list[int] | set[int]) -> dict[int, LibraryNpc]:
     """The library NPCs ``ids`` that still exist, read and locked (pk order) until the end of
     the caller's transaction: a start, a group written, or a delete of one of them waits for
-    the others, so no sheet or group is ever made from an NPC deleted meanwhile."""
+    the others, so no sheet or group is ever made from an NPC deleted meanwhile. They are
+    the last rows of the lock order (docs/architecture.md): a write that takes them has
+    locked its encounter, campaign and characters before, as the GM's account deletion
+    has, which deletes their NPCs last."""
     rows = LibraryNpc.objects.select_for_update().filter(pk__in=sorted(ids)).order_by("pk")
     return {npc.pk: npc for npc in rows}
 
@@ -119,6 +124,10 @@ def add_group(
     if not 1 <= count <= MAX_COUNT:
         raise PrepError(f"How many: 1 to {MAX_COUNT}.")
     with transaction.atomic():
+        # The campaign before the NPC (the lock order): a deletion of the campaign or the
+        # GM's account holding it is waited for, then a 404.
+        lock_campaign(pk=prepared.campaign_id)
+        prepared = PreparedEncounter.objects.select_for_update().get(pk=prepared.pk)
         npc = lock_npcs([npc_pk]).get(npc_pk)
         if npc is None or npc.owner_id != actor.pk:
             raise PrepError("Choose an NPC of your library.")
@@ -143,13 +152,18 @@ def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -
     service, named as the tracker names them ("Thug #1", "Thug #2"...: combat.copy_name); on
     alert if asked. Every sheet made is tied to the encounter (FightSheet) and goes with it.
     All or nothing."""
-    campaign = encounter.campaign
-    if not campaign.is_gm(actor):
-        raise PermissionDenied("Only the GM runs encounters.")
     if not picks:
         raise PrepError("Pick at least one NPC.")
     added: list[Participant] = []
     with transaction.atomic():
+        # The lock order (docs/architecture.md): the encounter, its campaign, and the
+        # library NPCs last, as a deletion of the GM's account takes them. Taking the NPCs
+        # first deadlocked with that deletion, which holds the campaign and reaches the NPCs
+        # last. Behind a deletion: it is waited for, then a 404.
+        encounter = lock_fight(encounter, actor=actor, participants=()).encounter
+        campaign = lock_campaign(pk=encounter.campaign_id)
+        if not campaign.is_gm(actor):
+            raise PermissionDenied("Only the GM runs encounters.")
         locked = lock_npcs({pick.npc.pk for pick in picks})
         gone = [pick.npc.name for pick in picks if pick.npc.pk not in locked]
         if gone:
@@ -193,22 +207,22 @@ def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -
 def start_prepared(*, prepared: PreparedEncounter, actor: Any) -> Encounter:
     """The one press at the table: the encounter, its expected characters and its NPC groups,
     all or nothing. The tracker's own "Start" (initiative) is still the GM's next step."""
-    if not prepared.campaign.is_gm(actor):
-        raise PermissionDenied("Only the GM starts a prepared encounter.")
     with transaction.atomic():
-        # Read in the transaction, the NPCs locked before anything is made: a library NPC
-        # deleted meanwhile is named in a refusal, never half copied (docs/security.md).
+        # The campaign's lock first, the library NPCs last (the lock order,
+        # docs/architecture.md), as a deletion of the campaign or of the GM's account takes
+        # them: the NPCs first deadlocked with the account's deletion, which reaches them
+        # last. Behind a deletion: it is waited for, then a 404.
+        campaign = lock_campaign(pk=prepared.campaign_id)
+        if not campaign.is_gm(actor):
+            raise PermissionDenied("Only the GM starts a prepared encounter.")
+        # Read in the transaction. The NPCs are locked by put_into_encounter, after the
+        # expected characters: one deleted meanwhile is named in a refusal, and all is
+        # rolled back, never half copied (docs/security.md).
         groups = list(prepared.groups.select_related("npc").order_by("pk"))
-        expected = list(prepared.expected.filter(campaign=prepared.campaign))
+        expected = list(prepared.expected.filter(campaign=campaign))
         if not groups and not expected:
             raise PrepError("Add NPCs or expected characters before starting.")
-        locked = lock_npcs({g.npc_id for g in groups})
-        gone = [g.npc.name for g in groups if g.npc_id not in locked]
-        if gone:
-            raise _gone(gone)
-        encounter, _ = combat.create_encounter(
-            campaign=prepared.campaign, name=prepared.name, actor=actor
-        )
+        encounter, _ = combat.create_encounter(campaign=campaign, name=prepared.name, actor=actor)
         if expected:
             combat.add_participants(encounter=encounter, characters=expected, actor=actor)
         if groups:

@@ -28,10 +28,12 @@ from django.db import models
 from django.db.models.signals import post_save
 
 from checks.models import CheckCall
+from combat.models import Encounter
 from integrations.models import WebhookEndpoint
-from prep.models import PreparedEncounter
+from prep import services as prep_services
+from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from rules.models import DiceRoll
-from sheets.models import Character, Membership
+from sheets.models import Campaign, Character, Membership
 from tests.combat.test_fight_deletion_races import (
     DELETIONS,
     WAIT,
@@ -251,4 +253,92 @@ def test_a_deletion_behind_a_creation_waits_and_deletes_its_row_too(fight, hook_
     assert outcomes.of("create") == [CREATED[what]]
     assert outcomes.of("delete") == [deleted]
     assert _left(creation, campaign) == []
+    _nothing_left(fight, sheets)
+
+
+# --- Starting a prepared fight, or putting library NPCs into one --------------------------
+
+
+def _prepared(fight: Fight) -> PreparedEncounter:
+    """A prepared fight in the campaign: two of the GM's starter NPCs and Ysolde."""
+    gm = fight.table.gm
+    npcs = prep_services.add_starter_set(owner=gm)[:2]
+    prepared = PreparedEncounter.objects.create(campaign=fight.table.campaign, name="Late")
+    prepared.expected.set([fight.ysolde.character])
+    PreparedGroup.objects.bulk_create(PreparedGroup(prepared=prepared, npc=n) for n in npcs)
+    return prepared
+
+
+def _start(fight: Fight, prepared: PreparedEncounter) -> Any:
+    return _api(fight.table.gm).post(f"/api/prepared/{prepared.pk}/start/")
+
+
+def _put_npcs(fight: Fight, npc: LibraryNpc) -> Any:
+    return _api(fight.table.gm).post(
+        f"/api/encounters/{fight.encounter.pk}/library/",
+        {"picks": [{"npc": npc.pk, "count": 2}]},
+        format="json",
+    )
+
+
+@pytest.mark.parametrize("how", sorted(DELETIONS))
+@pytest.mark.parametrize("what", ["start", "put NPCs"])
+def test_prep_behind_a_deletion_waits_and_is_not_found(fight, how, what):
+    """The prep locked the GM's library NPCs, then waited for the campaign; the GM's account
+    deletion, holding the campaign, then waited for the NPCs: a deadlock (a 500)."""
+    prepared = _prepared(fight)
+    npc = prepared.groups.order_by("pk").first().npc
+    gm, campaign, sheets = fight.table.gm.pk, _campaign(fight), _sheets(fight)
+    send = {"start": lambda: _start(fight, prepared), "put NPCs": lambda: _put_npcs(fight, npc)}
+    _, deleted = DELETIONS[how]
+    outcomes = Outcomes()
+    with _deletion_held(fight, how, outcomes) as release:
+        creator = _thread(outcomes.run, "create", send[what])
+        _wait_for_a_lock_waiter(creator)
+        release.set()
+    _join(creator)
+    assert outcomes.errors == []
+    assert outcomes.of("delete") == [deleted]
+    assert outcomes.of("create") == [404]
+    assert not Encounter.objects.filter(campaign_id=campaign).exists()
+    assert not Character.objects.filter(campaign_id=campaign).exists()
+    assert not Campaign.objects.filter(pk=campaign).exists()
+    if how == "GM's account":
+        assert not LibraryNpc.objects.filter(owner_id=gm).exists()
+    _nothing_left(fight, sheets)
+
+
+@pytest.mark.parametrize("what", ["start", "put NPCs"])
+def test_the_gms_account_deletion_behind_prep_waits_and_deletes_everything(fight, what):
+    prepared = _prepared(fight)
+    npc = prepared.groups.order_by("pk").first().npc
+    gm, campaign, sheets = fight.table.gm.pk, _campaign(fight), _sheets(fight)
+    send = {"start": lambda: _start(fight, prepared), "put NPCs": lambda: _put_npcs(fight, npc)}
+    reached, release = threading.Event(), threading.Event()
+    creator: list[threading.Thread] = []
+    outcomes = Outcomes()
+
+    def pause(sender: Any, **kwargs: Any) -> None:
+        # Once the prep has made its first sheet: its locks are all taken.
+        if threading.current_thread() in creator and not reached.is_set():
+            reached.set()
+            assert release.wait(WAIT)
+
+    post_save.connect(pause, sender=Character, dispatch_uid="test_pause_prep")
+    try:
+        creator.append(_thread(outcomes.run, "create", send[what]))
+        assert reached.wait(WAIT)
+        deleter = _thread(outcomes.run, "delete", lambda: DELETIONS["GM's account"][0](fight))
+        _wait_for_a_lock_waiter(deleter)
+        release.set()
+        _join(deleter, *creator)
+    finally:
+        release.set()
+        post_save.disconnect(sender=Character, dispatch_uid="test_pause_prep")
+    assert outcomes.errors == []
+    assert outcomes.of("create") == [201]
+    assert outcomes.of("delete") == [302]
+    assert not Encounter.objects.filter(campaign_id=campaign).exists()
+    assert not Character.objects.filter(campaign_id=campaign).exists()
+    assert not LibraryNpc.objects.filter(owner_id=gm).exists()
     _nothing_left(fight, sheets)
