@@ -29,6 +29,7 @@ from django.template.loader import render_to_string
 
 from combat.live.push import wake
 from combat.models import DisplayLink, Encounter
+from sheets.services import lock_campaign
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -69,9 +70,13 @@ def _require_gm(campaign: Campaign, actor: User) -> None:
 
 def make_link(*, campaign: Campaign, actor: User) -> DisplayLink:
     """A new display link for ``campaign``; the one it had, if any, stops working."""
-    _require_gm(campaign, actor)
     secret = secrets.token_urlsafe(SECRET_BYTES)
     with transaction.atomic():
+        # The campaign's lock first (sheets.services.lock_campaign): behind a deletion of the
+        # campaign it waits, then a 404, not a link pointing at nothing (a 500 at COMMIT);
+        # two links made at once replace one another instead of breaking the one-to-one.
+        campaign = lock_campaign(pk=campaign.pk)
+        _require_gm(campaign, actor)
         had = DisplayLink.objects.filter(campaign=campaign).delete()[0]
         link = DisplayLink.objects.create(
             campaign=campaign, secret=secret, digest=digest_of(secret)

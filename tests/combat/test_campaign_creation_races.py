@@ -28,7 +28,7 @@ from django.db import models
 from django.db.models.signals import post_save
 
 from checks.models import CheckCall
-from combat.models import Encounter
+from combat.models import DisplayLink, Encounter
 from integrations.models import WebhookEndpoint
 from prep import services as prep_services
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
@@ -157,6 +157,10 @@ CREATIONS: dict[str, Creation] = {
         ),
         PreparedEncounter,
     ),
+    "display link page": Creation(
+        lambda f, _: _web(f.table.gm).post(f"/campaigns/{_campaign(f)}/display/new/"),
+        DisplayLink,
+    ),
     "check call API": Creation(
         lambda f, _: _api(f.table.gm).post(
             "/api/check-calls/",
@@ -235,6 +239,7 @@ CREATED = {
     "prepared page": 302,
     "prepared API": 201,
     "check call API": 201,
+    "display link page": 302,
 }
 
 
