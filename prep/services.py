@@ -13,7 +13,7 @@ from combat.models import Encounter, Participant
 from combat.services.rows import lock as lock_fight
 from prep import starter, statblock
 from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
-from sheets.models import Character
+from sheets.models import Character, lock_user
 from sheets.services import lock_campaign
 
 if TYPE_CHECKING:
@@ -26,12 +26,22 @@ class PrepError(Exception):
     """A request the GM can fix (the message says how)."""
 
 
+def _lock_library(owner: User) -> None:
+    """The owner's row, first in a write that adds to their library: behind a deletion of the
+    account it waits, then finds no account (a 404), instead of a new NPC pointing at a
+    deleted account (a 500 at COMMIT); two additions wait for each other, so the library's
+    limit holds (docs/architecture.md, "The lock order")."""
+    if not lock_user(owner):
+        raise LibraryNpc.DoesNotExist("This account was deleted meanwhile.")
+
+
 def add_starter_set(*, owner: User) -> list[LibraryNpc]:
     """The starter stat blocks the GM does not have yet (by their starter key): pressing the
     button twice adds nothing the second time; a deleted starter comes back."""
-    have = set(LibraryNpc.objects.filter(owner=owner).values_list("starter", flat=True))
     added = []
     with transaction.atomic():
+        _lock_library(owner)
+        have = set(LibraryNpc.objects.filter(owner=owner).values_list("starter", flat=True))
         for key, data in starter.STARTERS.items():
             if key in have:
                 continue
@@ -50,9 +60,11 @@ def save_npc(*, owner: User, sheet: dict[str, Any], npc: LibraryNpc | None = Non
     sheet = dict(sheet)
     name = sheet.pop("name")
     if npc is None:
-        if LibraryNpc.objects.filter(owner=owner).count() >= MAX_LIBRARY:
-            raise PrepError(f"A library holds at most {MAX_LIBRARY} NPCs.")
-        return LibraryNpc.objects.create(owner=owner, name=name, sheet=sheet)
+        with transaction.atomic():
+            _lock_library(owner)
+            if LibraryNpc.objects.filter(owner=owner).count() >= MAX_LIBRARY:
+                raise PrepError(f"A library holds at most {MAX_LIBRARY} NPCs.")
+            return LibraryNpc.objects.create(owner=owner, name=name, sheet=sheet)
     if npc.owner_id != owner.pk:
         raise PermissionDenied("Not your library.")
     npc.name, npc.sheet = name, sheet
@@ -66,10 +78,12 @@ def full_sheet(npc: LibraryNpc) -> dict[str, Any]:
 
 
 def duplicate_npc(*, npc: LibraryNpc) -> LibraryNpc:
-    if LibraryNpc.objects.filter(owner=npc.owner).count() >= MAX_LIBRARY:
-        raise PrepError(f"A library holds at most {MAX_LIBRARY} NPCs.")
-    name = f"{npc.name} (copy)"[:120]
-    return LibraryNpc.objects.create(owner=npc.owner, name=name, sheet=dict(npc.sheet))
+    with transaction.atomic():
+        _lock_library(npc.owner)
+        if LibraryNpc.objects.filter(owner=npc.owner).count() >= MAX_LIBRARY:
+            raise PrepError(f"A library holds at most {MAX_LIBRARY} NPCs.")
+        name = f"{npc.name} (copy)"[:120]
+        return LibraryNpc.objects.create(owner=npc.owner, name=name, sheet=dict(npc.sheet))
 
 
 def lock_npcs(ids: list[int] | set[int]) -> dict[int, LibraryNpc]:

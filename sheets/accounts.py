@@ -37,6 +37,7 @@ from sheets.models import (
     IdempotencyRecord,
     LoginSession,
     Membership,
+    lock_user,
 )
 
 if TYPE_CHECKING:
@@ -231,6 +232,10 @@ def _delete_account(user: User, characters: str) -> None:
             campaigns=list(Campaign.objects.filter(gm=user).values_list("pk", flat=True)),
             characters=list(characters_elsewhere(user).values_list("pk", flat=True)),
         )
+        # The account's own row, after the fights, campaigns and sheets (the lock order):
+        # what is made for the user alone (a library NPC, an API token) takes it first, so
+        # none is left out of what user.delete() collects, pointing at nothing (a 500).
+        lock_user(user)
         # Read again under the locks: a sheet handed over meanwhile is no longer theirs.
         theirs = list(characters_elsewhere(user))
         for character in theirs:

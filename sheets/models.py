@@ -130,10 +130,13 @@ class TokenRevoked(Exception):
     """The token a request came with was revoked while the request ran."""
 
 
-def lock_user(user: User) -> None:
+def lock_user(user: User) -> bool:
     """Lock ``user``'s row until the transaction ends: revoking all their API tokens and
-    creating one take this lock, so neither slips past the other."""
-    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
+    creating one take this lock, so neither slips past the other; so do a new library NPC
+    and the account's deletion (before it collects what the user owns), so neither is
+    left pointing at a deleted account. False when the account is gone."""
+    rows = get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk")
+    return bool(list(rows))
 
 
 class ApiTokenQuerySet(models.QuerySet["ApiToken"]):

@@ -32,6 +32,7 @@ from combat.models import DisplayLink, Encounter
 from integrations.models import WebhookEndpoint
 from prep import services as prep_services
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
+from prep.starter import STARTERS
 from rules.models import DiceRoll
 from sheets.models import Campaign, Character, Membership
 from tests.combat.test_fight_deletion_races import (
@@ -45,17 +46,32 @@ from tests.combat.test_fight_deletion_races import (
     _sheets,
     _thread,
     _wait_for_a_lock_waiter,
-    _web,
 )
+from tests.combat.test_fight_deletion_races import _web as _new_web
 from tests.factories import Fight, make_fight
 from tests.integrations.receiver import start
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
+_logged_in: dict[int, Any] = {}
+
+
+def _web(user: Any) -> Any:
+    """The user's page client, logged in once before anything is held: logging in writes the
+    user's row (last_login), which the account's deletion holds."""
+    if user.pk not in _logged_in:
+        _logged_in[user.pk] = _new_web(user)
+    return _logged_in[user.pk]
+
+
 @pytest.fixture
-def fight(table: Any) -> Fight:
-    return make_fight(table)
+def fight(table: Any) -> Iterator[Fight]:
+    _logged_in.clear()
+    for user in (table.gm, table.player, table.outsider):
+        _web(user)
+    yield make_fight(table)
+    _logged_in.clear()
 
 
 @pytest.fixture
@@ -345,5 +361,71 @@ def test_the_gms_account_deletion_behind_prep_waits_and_deletes_everything(fight
     assert outcomes.of("delete") == [302]
     assert not Encounter.objects.filter(campaign_id=campaign).exists()
     assert not Character.objects.filter(campaign_id=campaign).exists()
+    assert not LibraryNpc.objects.filter(owner_id=gm).exists()
+    _nothing_left(fight, sheets)
+
+
+# --- A library NPC added while its owner's account is deleted ------------------------------
+
+
+def _library_npc(f: Fight) -> Any:
+    stat_block = next(iter(STARTERS.values()))
+    return _api(f.table.gm).post("/api/library/", stat_block, format="json")
+
+
+def _starter_set(f: Fight) -> Any:
+    return _api(f.table.gm).post("/api/library/starter-set/")
+
+
+LIBRARY_WRITES: dict[str, Callable[[Fight], Any]] = {
+    "library NPC API": _library_npc,
+    "starter set API": _starter_set,
+}
+
+
+@pytest.mark.parametrize("what", sorted(LIBRARY_WRITES))
+def test_a_library_npc_added_behind_the_gms_account_deletion_is_refused(fight, what):
+    """The new NPC was not among what the deletion collected: the starter set's NPCs pointed
+    at the deleted account at COMMIT (a 500); a single NPC was committed, then deleted."""
+    gm, sheets = fight.table.gm.pk, _sheets(fight)
+    outcomes = Outcomes()
+    with _deletion_held(fight, "GM's account", outcomes) as release:
+        creator = _thread(outcomes.run, "create", lambda: LIBRARY_WRITES[what](fight))
+        _wait_for_a_lock_waiter(creator)
+        release.set()
+    _join(creator)
+    assert outcomes.errors == []
+    assert outcomes.of("delete") == [302]
+    assert outcomes.of("create") == [404]
+    assert not LibraryNpc.objects.filter(owner_id=gm).exists()
+    _nothing_left(fight, sheets)
+
+
+@pytest.mark.parametrize("what", sorted(LIBRARY_WRITES))
+def test_the_gms_account_deletion_behind_a_library_npc_waits_and_deletes_it(fight, what):
+    gm, sheets = fight.table.gm.pk, _sheets(fight)
+    reached, release = threading.Event(), threading.Event()
+    creator: list[threading.Thread] = []
+    outcomes = Outcomes()
+
+    def pause(sender: Any, **kwargs: Any) -> None:
+        if threading.current_thread() in creator and not reached.is_set():
+            reached.set()
+            assert release.wait(WAIT)
+
+    post_save.connect(pause, sender=LibraryNpc, dispatch_uid="test_pause_library")
+    try:
+        creator.append(_thread(outcomes.run, "create", lambda: LIBRARY_WRITES[what](fight)))
+        assert reached.wait(WAIT)
+        deleter = _thread(outcomes.run, "delete", lambda: DELETIONS["GM's account"][0](fight))
+        _wait_for_a_lock_waiter(deleter)
+        release.set()
+        _join(deleter, *creator)
+    finally:
+        release.set()
+        post_save.disconnect(sender=LibraryNpc, dispatch_uid="test_pause_library")
+    assert outcomes.errors == []
+    assert outcomes.of("create") == [201 if what == "library NPC API" else 200]
+    assert outcomes.of("delete") == [302]
     assert not LibraryNpc.objects.filter(owner_id=gm).exists()
     _nothing_left(fight, sheets)
