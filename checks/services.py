@@ -215,6 +215,25 @@ def _apply_effects(check: Check) -> list[dict[str, Any]]:
     return changes
 
 
+def _lock_sheets(*changes: list[dict[str, Any]], characters: Iterable[int] = ()) -> None:
+    """Lock every sheet row ``changes`` name, and ``characters``, in the sheets' one order
+    (docs/architecture.md, "The lock order"): the characters by pk, then the disciplines by
+    pk. ``_revert`` then finds them locked. Reverting in the changes' own order locked a
+    discipline before its character when an epic failure at 0 Fate had changed only its EXP
+    mark: the reverse of a sheet edit, which locks the character and then its row."""
+    chars: set[int] = set(characters)
+    disciplines: set[int] = set()
+    for change in (c for group in changes for c in group):
+        (chars if change["model"] == "character" else disciplines).add(change["pk"])
+    list(Character.objects.select_for_update().filter(pk__in=chars).order_by("pk").values("pk"))
+    list(
+        Discipline.objects.select_for_update()
+        .filter(pk__in=disciplines)
+        .order_by("pk")
+        .values("pk")
+    )
+
+
 def _revert(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Write the before values back, newest first, after checking each field still holds the
     value the change left. Returns the reverting changes."""
@@ -374,6 +393,7 @@ def spend_fate(
         top = latest(campaign)
         if current.status != Check.Status.ACTIVE or top is None or top.pk != current.pk:
             raise CheckConflict("Fate only changes the latest roll, while no later roll exists.")
+        _lock_sheets(current.changes, characters=(current.character_id, spender.pk))
         undo = _revert(current.changes)
         payer = Character.objects.select_for_update().get(pk=spender.pk)
         if payer.fate < 1:
@@ -432,15 +452,21 @@ def undo_latest(*, user: Any, campaign: Campaign) -> Check:
         if top is None:
             raise CheckConflict("There is no roll to undo.")
         if revoked is not None and revoked.fate_seq and revoked.fate_seq > top.seq:
+            _lock_sheets(revoked.fate_changes, characters=(revoked.character_id,))
             _unrevoke(revoked)
             _tell(campaign, CheckRequest.objects.filter(check_made=revoked))
             return revoked
         top = Check.objects.select_for_update().get(pk=top.pk)
+        replaced = top.replaces
+        _lock_sheets(
+            top.changes,
+            replaced.fate_changes if replaced is not None else [],
+            characters=(top.character_id,),
+        )
         _tell(campaign, CheckRequest.objects.filter(check_made=top))
         _revert(top.changes)
         top.status = Check.Status.UNDONE
         top.save(update_fields=["status"])
-        replaced = top.replaces
         if replaced is not None:
             _unrevoke(replaced)
             CheckRequest.objects.filter(check_made=top).update(check_made=replaced)

@@ -107,6 +107,60 @@
     }
   });
 
+  // An htmx request the server refused (400, 403, 404, 429, a 5xx) swaps nothing: its reason
+  // is told beside the control that sent it, where the person is looking, instead of being
+  // lost. A plain-text answer is the reason itself (the servers' refusals are plain text);
+  // anything else gets a short line with the status. The next answer that succeeds clears it.
+  function errorSlot(elt, create) {
+    var anchor = elt.tagName === "FORM" ? elt : elt.closest("form") || elt;
+    var next = anchor.nextElementSibling;
+    if (next && next.hasAttribute("data-request-error")) {
+      return next;
+    }
+    if (!create || !anchor.parentNode) {
+      return null;
+    }
+    var slot = document.createElement("p");
+    slot.setAttribute("data-request-error", "");
+    slot.setAttribute("data-testid", "request-error");
+    slot.setAttribute("role", "alert");
+    slot.className = "form-errors";
+    anchor.insertAdjacentElement("afterend", slot);
+    return slot;
+  }
+
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr;
+    var type = xhr.getResponseHeader("Content-Type") || "";
+    var text = type.indexOf("text/plain") === 0 ? xhr.responseText.trim() : "";
+    if (!text) {
+      text = "That did not go through (" + xhr.status + "). Reload the page and try again.";
+    }
+    if (text.length > 300) {
+      text = text.slice(0, 300) + "\u2026";
+    }
+    var slot = errorSlot(event.detail.elt, true);
+    if (slot) {
+      slot.textContent = text;  // text, never markup
+    }
+  });
+
+  document.addEventListener("htmx:sendError", function (event) {
+    var slot = errorSlot(event.detail.elt, true);
+    if (slot) {
+      slot.textContent = "The server could not be reached: check the connection and try again.";
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.successful) {
+      var slot = errorSlot(event.detail.elt, false);
+      if (slot) {
+        slot.remove();
+      }
+    }
+  });
+
   // Sheet panels open as they were left, per browser: a player who keeps "Disciplines" open
   // finds it open next time. A panel the server opened (a reserve call) stays open.
   var PANELS_KEY = "omg-open-panels";

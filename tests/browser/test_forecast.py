@@ -67,3 +67,41 @@ def test_a_player_never_reaches_the_forecast(asgi_server, browser, table):
     response = page.goto(f"{asgi_server.url}/prepared/{table.ids['prepared']}/forecast/")
     assert response is not None and response.status == 404
     expect(page.get_by_test_id("forecast")).to_have_count(0)
+
+
+def test_a_refused_forecast_request_is_told_beside_its_form(asgi_server, browser, table):
+    """An htmx request the server refuses swaps nothing (htmx-config): static/js/app.js tells
+    the plain-text reason beside the form that sent it, and the next answer clears it."""
+    base = asgi_server.url
+    prepared = PreparedEncounter.objects.get(pk=table.ids["prepared"])
+    page = open_as(browser, base, "gm", LAPTOP)
+    page.goto(f"{base}{prepared.get_absolute_url()}")
+    expect(page.get_by_test_id("forecast-refining")).to_have_count(0)
+
+    # More fights than any forecast plays (a stale tab, an edited link): a 400 whose text
+    # names the cap. With DEBUG on (make run, this server), django-htmx's helper swapped it
+    # in place of the whole page; in production nothing at all was shown.
+    form = page.get_by_test_id("what-if-form")
+    form.evaluate(
+        """form => { const extra = document.createElement("input");
+                     extra.type = "hidden"; extra.name = "fights"; extra.value = "999999";
+                     form.append(extra); }"""
+    )
+    form.get_by_label("one more").select_option(label="Thug")
+    form.get_by_role("button", name="Forecast it").click()
+    error = page.get_by_test_id("request-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_attribute("role", "alert")
+    expect(error).to_contain_text("fights")
+    expect(page.get_by_test_id("forecast-summary")).to_contain_text("10000 fights")
+
+    # The same form's next request succeeds: the reason goes away.
+    form.evaluate("""form => form.querySelector("input[name=fights]").remove()""")
+    form.get_by_role("button", name="Forecast it").click()
+    expect(page.get_by_test_id("what-if-heading")).to_have_text("What if: one more Thug")
+    expect(page.get_by_test_id("request-error")).to_have_count(0)
+    # The refused request was logged by the browser (its 400) and by htmx: nothing else.
+    errors = page.errors  # type: ignore[attr-defined]  # collected by open_as
+    assert len(errors) == 2 and "400" in errors[0] and "400" in errors[1], errors
+    errors.clear()
+    check_page(page, LAPTOP["viewport"]["width"])
