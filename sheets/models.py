@@ -146,10 +146,12 @@ class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
         """Create a token and return it with its key. Only the hash is stored: the key is
         shown once, at creation. ``minted_by`` is the token the request came with, if any:
         once it is revoked (one by one, or with all of the account's) it mints no more, even
-        in a request that was under way (``TokenRevoked``)."""
+        in a request that was under way (``TokenRevoked``). Behind the account's deletion it
+        waits, then finds the account gone (``DoesNotExist``, a 404)."""
         key = secrets.token_urlsafe(32)
         with transaction.atomic():
-            lock_user(user)
+            if not lock_user(user):  # deleted meanwhile: the answer for a missing row
+                raise get_user_model().DoesNotExist("This account no longer exists.")
             if minted_by is not None and not self.filter(pk=minted_by.pk).exists():
                 raise TokenRevoked("This token has been revoked.")
             token = self.create(user=user, name=name, key_hash=hash_token(key), prefix=key[:8])

@@ -34,7 +34,7 @@ from prep import services as prep_services
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from prep.starter import STARTERS
 from rules.models import DiceRoll
-from sheets.models import Campaign, Character, Membership
+from sheets.models import ApiToken, Campaign, Character, Membership
 from tests.combat.test_fight_deletion_races import (
     DELETIONS,
     WAIT,
@@ -377,9 +377,22 @@ def _starter_set(f: Fight) -> Any:
     return _api(f.table.gm).post("/api/library/starter-set/")
 
 
+def _api_token(f: Fight) -> Any:
+    return _api(f.table.gm).post("/api/tokens/", {"name": "bot"}, format="json")
+
+
+def _token_page(f: Fight) -> Any:
+    return _web(f.table.gm).post("/account/tokens/", {"name": "bot"})
+
+
 LIBRARY_WRITES: dict[str, Callable[[Fight], Any]] = {
     "library NPC API": _library_npc,
     "starter set API": _starter_set,
+}
+# An API token is the user's own row too (sheets.models.lock_user).
+TOKEN_WRITES: dict[str, Callable[[Fight], Any]] = {
+    "token API": _api_token,
+    "token page": _token_page,
 }
 
 
@@ -398,6 +411,24 @@ def test_a_library_npc_added_behind_the_gms_account_deletion_is_refused(fight, w
     assert outcomes.of("delete") == [302]
     assert outcomes.of("create") == [404]
     assert not LibraryNpc.objects.filter(owner_id=gm).exists()
+    _nothing_left(fight, sheets)
+
+
+@pytest.mark.parametrize("what", sorted(TOKEN_WRITES))
+def test_an_api_token_made_behind_the_account_deletion_is_refused(fight, what):
+    """The token's row pointed at the deleted account at COMMIT: a 500."""
+    gm, sheets = fight.table.gm.pk, _sheets(fight)
+    _web(fight.table.gm)  # logged in before the account's row is held
+    outcomes = Outcomes()
+    with _deletion_held(fight, "GM's account", outcomes) as release:
+        creator = _thread(outcomes.run, "create", lambda: TOKEN_WRITES[what](fight))
+        _wait_for_a_lock_waiter(creator)
+        release.set()
+    _join(creator)
+    assert outcomes.errors == []
+    assert outcomes.of("delete") == [302]
+    assert outcomes.of("create") == [404]
+    assert not ApiToken.objects.filter(user_id=gm).exists()
     _nothing_left(fight, sheets)
 
 
