@@ -28,7 +28,9 @@ class RollField(forms.IntegerField):
 class _Form(forms.Form):
     def messages(self) -> list[str]:
         """Each error as ``field: message``, the way the pages list a service's errors."""
-        return [f"{field}: {' '.join(errors)}" for field, errors in self.errors.items()]
+        return [
+            f"{field}: {' '.join(str(e) for e in errors)}" for field, errors in self.errors.items()
+        ]
 
 
 class TargetForm(_Form):

@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
@@ -23,6 +23,7 @@ from checks.models import Check, CheckCall, CheckRequest, ResourceChange
 from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets.access import get_campaign_for_user, get_character_for_user
+from sheets.http import AuthedRequest
 from sheets.ids import parse_id
 from sheets.models import Campaign, Character, Discipline
 from sheets.randomness import server_rng
@@ -83,7 +84,7 @@ def _target(choice: dict[str, Any], number: int | None) -> Target:
 
 
 def _form_context(
-    request: HttpRequest, character: Character, data: Any, form: TargetForm
+    request: AuthedRequest, character: Character, data: Any, form: TargetForm
 ) -> dict[str, Any]:
     choice = _choice(data, character)
     if choice["kind"] == "discipline" and not choice["discipline"]:
@@ -128,7 +129,7 @@ def _form_context(
 
 
 @login_required
-def check_roll(request: HttpRequest, pk: int) -> HttpResponse:
+def check_roll(request: AuthedRequest, pk: int) -> HttpResponse:
     """GET: choose what to roll and against what, with the exact odds; POST: roll it."""
     character = get_character_for_user(request, pk, write=True, rows=False)
     if request.method == "GET":
@@ -162,7 +163,7 @@ def check_roll(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("checks:check_detail", pk=check.pk)
 
 
-def _get_check(request: HttpRequest, pk: int) -> Check:
+def _get_check(request: AuthedRequest, pk: int) -> Check:
     check = get_object_or_404(
         Check.objects.select_related("campaign", "character", "roller"), pk=pk
     )
@@ -174,7 +175,7 @@ def _get_check(request: HttpRequest, pk: int) -> Check:
     return check
 
 
-def _result_context(request: HttpRequest, check: Check) -> dict[str, Any]:
+def _result_context(request: AuthedRequest, check: Check) -> dict[str, Any]:
     campaign = check.campaign
     is_gm = campaign.is_gm(request.user)
     top = services.latest(campaign)
@@ -193,14 +194,14 @@ def _result_context(request: HttpRequest, check: Check) -> dict[str, Any]:
 
 @login_required
 @require_safe
-def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def check_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     check = _get_check(request, pk)
     return render(request, "checks/result.html", _result_context(request, check))
 
 
 @login_required
 @require_POST
-def check_fate(request: HttpRequest, pk: int) -> HttpResponse:
+def check_fate(request: AuthedRequest, pk: int) -> HttpResponse:
     check = _get_check(request, pk)
     spender = (
         check.campaign.characters.filter(pk=spender_pk).first()
@@ -234,7 +235,7 @@ def check_fate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def check_reveal(request: HttpRequest, pk: int) -> HttpResponse:
+def check_reveal(request: AuthedRequest, pk: int) -> HttpResponse:
     check = _get_check(request, pk)
     try:
         services.reveal(user=request.user, check=check)
@@ -246,7 +247,7 @@ def check_reveal(request: HttpRequest, pk: int) -> HttpResponse:
 # --- The campaign's log, the GM's calls --------------------------------------------------------
 
 
-def _log_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
+def _log_context(request: AuthedRequest, campaign: Campaign) -> dict[str, Any]:
     is_gm = campaign.is_gm(request.user)
     checks = list(
         Check.objects.visible_to(request.user, campaign)
@@ -297,14 +298,14 @@ def _log_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
 
 @login_required
 @require_safe
-def campaign_checks(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_checks(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk)
     return render(request, "checks/campaign.html", _log_context(request, campaign))
 
 
 @login_required
 @require_POST
-def campaign_undo(request: HttpRequest, pk: int) -> HttpResponse:
+def campaign_undo(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     try:
         check = services.undo_latest(user=request.user, campaign=campaign)
@@ -316,7 +317,7 @@ def campaign_undo(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def call_create(request: HttpRequest, pk: int) -> HttpResponse:
+def call_create(request: AuthedRequest, pk: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, pk, write=True)
     data = request.POST
     if data.get("everyone") == "1":
@@ -324,7 +325,7 @@ def call_create(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         # Ids that are no ids ('²', a number past any row) ask no one: the call then asks
         # for at least one character.
-        ids = {pk for raw in data.getlist("characters") if (pk := parse_id(raw)) is not None}
+        ids = {i for raw in data.getlist("characters") if (i := parse_id(raw)) is not None}
         qs = campaign.characters.filter(pk__in=ids)
     form = CallForm(data)
     try:
@@ -353,7 +354,7 @@ def call_create(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("checks:call_detail", pk=call.pk)
 
 
-def _get_call(request: HttpRequest, pk: int) -> CheckCall:
+def _get_call(request: AuthedRequest, pk: int) -> CheckCall:
     call = get_object_or_404(CheckCall.objects.select_related("campaign"), pk=pk)
     if not call.campaign.is_member(request.user) and not call.campaign.is_gm(request.user):
         raise Http404("No such call.")
@@ -375,7 +376,7 @@ def _call_context(call: CheckCall) -> dict[str, Any]:
 
 @login_required
 @require_safe
-def call_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def call_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM's view of a call: each answer as it comes in (fetched again on the live news)."""
     call = _get_call(request, pk)
     ctx = _call_context(call)
@@ -386,13 +387,13 @@ def call_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def call_close(request: HttpRequest, pk: int) -> HttpResponse:
+def call_close(request: AuthedRequest, pk: int) -> HttpResponse:
     call = _get_call(request, pk)
     services.close_call(user=request.user, call=call)
     return redirect("checks:call_detail", pk=call.pk)
 
 
-def _get_request(request: HttpRequest, pk: int) -> CheckRequest:
+def _get_request(request: AuthedRequest, pk: int) -> CheckRequest:
     asked = get_object_or_404(
         CheckRequest.objects.select_related("call__campaign", "character", "check_made"), pk=pk
     )
@@ -401,7 +402,7 @@ def _get_request(request: HttpRequest, pk: int) -> CheckRequest:
 
 
 @login_required
-def request_answer(request: HttpRequest, pk: int) -> HttpResponse:
+def request_answer(request: AuthedRequest, pk: int) -> HttpResponse:
     """A player's prompt: the called check with their own odds; POST answers it."""
     asked = _get_request(request, pk)
     call = asked.call
@@ -451,7 +452,7 @@ def request_answer(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_safe
-def prompts(request: HttpRequest, pk: int) -> HttpResponse:
+def prompts(request: AuthedRequest, pk: int) -> HttpResponse:
     """The calls waiting for the viewer's characters (the dock fetches them on the live news)."""
     campaign = get_campaign_for_user(request, pk)
     ctx = {"campaign": campaign, "prompts": services.pending_requests(request.user, campaign)}
@@ -463,7 +464,7 @@ def prompts(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def resource_change(request: HttpRequest, pk: int) -> HttpResponse:
+def resource_change(request: AuthedRequest, pk: int) -> HttpResponse:
     character = get_character_for_user(request, pk, write=True, rows=False)
     data = request.POST
     form = ResourceForm(data)
