@@ -8,11 +8,14 @@ import re
 from pathlib import Path
 
 from django.apps import apps
+from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
-TOP = "config|rules|sheets|combat|prep|integrations|templates|static|tests|bench|docs|scripts"
-APPS = "config|rules|sheets|combat|prep|integrations"
+TOP = (
+    "config|rules|sheets|combat|checks|prep|integrations|templates|static|tests|bench|docs|scripts"
+)
+APPS = "config|rules|sheets|combat|checks|prep|integrations"
 
 #: A path in the tree: starts with a top-level folder, not inside a URL (``/api/rules/``).
 PATH = re.compile(rf"(?<![\w/.:-])(?:{TOP})/[\w./*<>{{}}-]*")
@@ -92,7 +95,17 @@ def test_it_tells_a_missing_path_or_name():
 
 #: A pointer to a section of a doc, from the code or another doc: docs/rules.md, "Disarm".
 SECTION = re.compile(r"docs/(\w+)\.md,? \"([^\"]+)\"")
-SOURCES = ("config", "rules", "sheets", "combat", "prep", "integrations", "templates", "static")
+SOURCES = (
+    "config",
+    "rules",
+    "sheets",
+    "combat",
+    "checks",
+    "prep",
+    "integrations",
+    "templates",
+    "static",
+)
 
 
 def sections(doc: Path) -> list[str]:
@@ -126,3 +139,71 @@ def test_every_pointer_to_a_section_names_one():
         if not any(s == name or s.startswith(name) for s in known.get(doc, []))
     ]
     assert missing == [], "pointers to sections that do not exist:\n" + "\n".join(missing)
+
+
+PAGES = ROOT / "docs" / "pages.md"
+
+#: Routes that serve no page, so docs/pages.md need not list them (its "Not pages" names them).
+#: Matched against the route's name with its namespace. Static files are not in the URLconf.
+NOT_PAGES = (
+    "api:",  # the REST API: /api/docs/ describes it
+    "admin:",  # Django's admin
+    "healthz",  # the load balancer's health check
+    "live:",  # the live streams (server-sent events) of a fight and a campaign
+    "display:events",  # the table display's live stream
+)
+
+
+def routes(
+    patterns: list[URLPattern | URLResolver] | None = None, prefix: str = "/", namespace: str = ""
+) -> list[tuple[str, str]]:
+    """Every route of the URLconf as (URL pattern, name with its namespaces)."""
+    found = []
+    for pattern in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(pattern, URLResolver):
+            inner = namespace + (f"{pattern.namespace}:" if pattern.namespace else "")
+            found += routes(pattern.url_patterns, prefix + str(pattern.pattern), inner)
+        else:
+            found.append((prefix + str(pattern.pattern), namespace + (pattern.name or "")))
+    return found
+
+
+def shape(url: str) -> str:
+    """A URL with each parameter blanked: `/characters/<int:pk>/` and `/characters/<id>/`
+    both become `/characters/<>/`."""
+    return re.sub(r"<[^>]*>", "<>", url.split("?")[0])
+
+
+def named_in_pages() -> list[str]:
+    return re.findall(r"`(/[^`\s]*)`", PAGES.read_text(encoding="utf-8"))
+
+
+def test_pages_md_names_every_page_route():
+    named = {shape(url) for url in named_in_pages()}
+    missing = [
+        f"{url} ({name})"
+        for url, name in routes()
+        if not name.startswith(NOT_PAGES) and shape(url) not in named
+    ]
+    assert missing == [], "routes that docs/pages.md does not name:\n" + "\n".join(missing)
+
+
+def test_every_url_in_pages_md_is_served():
+    unknown = []
+    for url in named_in_pages():
+        try:
+            resolve(re.sub(r"<[^>]*>", "1", url.split("?")[0]))
+        except Resolver404:
+            unknown.append(url)
+    assert unknown == [], "URLs in docs/pages.md that the URLconf does not serve:\n" + "\n".join(
+        unknown
+    )
+
+
+def test_it_finds_the_routes_it_checks():
+    found = dict(routes())
+    assert found["/characters/<int:pk>/"] == "sheets:character_detail"
+    assert found["/check-calls/<int:pk>/"] == "checks:call_detail"
+    assert "/display/<str:secret>/" in found
+    assert shape("/campaigns/<int:pk>/webhooks/<int:pk>/") == "/campaigns/<>/webhooks/<>/"
+    assert shape("/campaigns/join/?code=…") == "/campaigns/join/"
