@@ -14,6 +14,7 @@ from combat.services.rows import lock as lock_fight
 from prep import starter, statblock
 from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character, lock_user
+from sheets.refusals import Refused
 from sheets.services import lock_campaign
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 MAX_LIBRARY = 500
 
 
-class PrepError(Exception):
+class PrepError(Refused):
     """A request the GM can fix (the message says how)."""
 
 
