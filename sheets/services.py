@@ -35,7 +35,7 @@ from sheets.refusals import Conflict, Refused
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 
 def lock_campaign(*, pk: int) -> Campaign:

@@ -30,10 +30,8 @@ from sheets.randomness import server_rng
 from sheets.services import GRIEVOUS_NOTE
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 STAMINA_DIF = 20  # Moderate, unless the GM says otherwise (docs/rules.md, "Wounds and healing")
 

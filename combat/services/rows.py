@@ -58,10 +58,8 @@ from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.refusals import Conflict, Refused
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 Kind = CombatLogEntry.Kind
 

@@ -25,10 +25,8 @@ from sheets.numbers import aptitudes_of
 from sheets.randomness import server_rng
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 
 def _order(rows: Rows) -> list[Participant]:
