@@ -13,9 +13,7 @@ from django.http import Http404
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 
 if TYPE_CHECKING:
-    from django.contrib.auth import models as auth
-
-    User = auth.User | auth.AnonymousUser
+    from sheets.users import AnyUser as User
 
 
 def get_encounter(user: User, pk: int, *, write: bool = False) -> Encounter:

@@ -20,9 +20,7 @@ from sheets.models import BodyZone
 from sheets.numbers import aptitudes_of
 
 if TYPE_CHECKING:
-    from django.contrib.auth import models as auth
-
-    User = auth.User | auth.AnonymousUser
+    from sheets.users import AnyUser as User
 
 FORMAT_VERSION = 1
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.template.loader import render_to_string
 
@@ -15,6 +15,9 @@ from combat.live.presence import present_users
 from combat.live.sse import Message
 from combat.models import CombatLogEntry, Encounter
 from combat.tracker import load_state, view_context
+
+if TYPE_CHECKING:
+    from sheets.users import AnyUser
 
 PAGE = "combat/encounter.html"
 
@@ -28,7 +31,7 @@ def presence_context(encounter: Encounter) -> dict[str, Any]:
     return {"players": [(m.user, m.user_id in here) for m in memberships]}
 
 
-def presence_panel(encounter: Encounter, user: Any) -> str | None:
+def presence_panel(encounter: Encounter, user: AnyUser) -> str | None:
     """Who is connected, for the live feed: the GM's page only."""
     if not encounter.campaign.is_gm(user):
         return None
@@ -68,17 +71,17 @@ class LiveTracker:
             if (p.pk in hidden or p.pk in secret) and p.character.owner_id != self.gm_id
         }
 
-    def audience(self, user: Any) -> Hashable:
+    def audience(self, user: AnyUser) -> Hashable:
         if user.pk is not None and user.pk < 0:
             return "display"  # every table display of the fight (combat/display.py)
         if user.pk == self.gm_id or user.pk in self.own_audience:
             return ("viewer", user.pk)
         return "players"
 
-    def hidden_for(self, user: Any) -> set[int]:
+    def hidden_for(self, user: AnyUser) -> set[int]:
         return access.hidden_ids(self.state.encounter, user, self.state.participants)
 
-    def panels(self, user: Any) -> dict[str, str]:
+    def panels(self, user: AnyUser) -> dict[str, str]:
         key = self.audience(user)
         if key == "display" and key not in self._renders:
             from combat.display import board_html
@@ -96,7 +99,7 @@ class LiveTracker:
             self._renders[key] = {"tracker": _LINE_BREAKS.sub(" ", html).strip()}
         return self._renders[key]
 
-    def encoded(self, user: Any) -> list[str]:
+    def encoded(self, user: AnyUser) -> list[str]:
         """The panels as server-sent events, encoded once per audience."""
         key = self.audience(user)
         if key not in self._encoded:
@@ -106,6 +109,6 @@ class LiveTracker:
         return self._encoded[key]
 
 
-def tracker_panels(encounter: Encounter, user: Any) -> dict[str, str]:
+def tracker_panels(encounter: Encounter, user: AnyUser) -> dict[str, str]:
     """The tracker panel as the live feed sends it to ``user``: ``{"tracker": html}``."""
     return LiveTracker(encounter).panels(user)

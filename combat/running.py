@@ -5,11 +5,14 @@ with one of their characters in it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 
 from combat.models import Encounter, Participant
+
+if TYPE_CHECKING:
+    from sheets.users import AnyUser
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,7 @@ class RunningFight:
     is_gm: bool
 
 
-def running_fights(user: Any, *, campaign: Any = None) -> list[RunningFight]:
+def running_fights(user: AnyUser, *, campaign: Any = None) -> list[RunningFight]:
     """The running fights of ``user`` (of ``campaign`` only, when given), newest first: two
     queries whatever their number."""
     if not user.is_authenticated:

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from combat import access, services
 from combat.models import CombatLogEntry, Encounter
-from combat.render import PAGE
-from combat.views import encounter_context
+from combat.views import respond
 from sheets.http import AuthedRequest
 
 Kind = CombatLogEntry.Kind
@@ -61,19 +58,12 @@ def _seconds(raw: str) -> int | None:
 def encounter_timer(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM switches the turn timer on (seconds per turn) or off (empty)."""
     encounter = access.get_encounter(request.user, pk, write=True)
-    status, error = 200, None
-    try:
-        services.set_turn_timer(
+    return respond(
+        request,
+        encounter,
+        lambda: services.set_turn_timer(
             encounter=encounter,
             seconds=_seconds(request.POST.get("seconds", "")),
             actor=request.user,
-        )
-    except services.CombatError as exc:
-        status, error = 422, str(exc)
-    if not request.htmx:
-        if error:
-            messages.error(request, error)
-        return redirect(encounter)
-    encounter = access.get_encounter(request.user, encounter.pk)
-    context = encounter_context(request, encounter, error=error)
-    return render(request, f"{PAGE}#tracker", context, status=status)
+        ),
+    )

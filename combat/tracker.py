@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
@@ -23,6 +23,9 @@ from combat.wound_words import wounds_in_words
 from rules.engine import omg
 from sheets.models import BodyZone, Character, Weapon, attach_rows
 from sheets.numbers import aptitudes_of
+
+if TYPE_CHECKING:
+    from sheets.users import AnyUser
 
 LOG_LENGTH = 40
 OPEN = (Declaration.Status.PENDING, Declaration.Status.DEFENDED)
@@ -331,7 +334,7 @@ def _player_owner(p: Participant) -> int | None:
 
 def view_context(
     state: TableState,
-    user: Any,
+    user: AnyUser,
     *,
     shared: bool = False,
     attacker_pk: int | None = None,

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, QueryDict
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -26,6 +26,7 @@ from sheets.access import get_campaign_for_user
 from sheets.http import AuthedRequest
 from sheets.ids import parse_id
 from sheets.models import BodyZone, Character, Weapon
+from sheets.refusals import NotFound, Refused
 
 
 def encounter_context(
@@ -77,15 +78,17 @@ def respond(
     fate: bool = False,
 ) -> HttpResponse:
     """The action's answer: a redirect to the encounter for a plain form (a refusal in the
-    messages), the tracker for htmx (409 or 422 with the reason). The reason of a refused
-    ``fate`` spend is shown beside the Fate forms the player used, not above the tracker."""
+    messages), the tracker for htmx, with a refusal's status (sheets.refusals: 409 someone
+    acted first, 422 not possible now) and its reason above the tracker. Not found is the
+    page's 404. The reason of a refused ``fate`` spend is shown beside the Fate forms the
+    player used, not above the tracker."""
     status, error = 200, None
     try:
         action()
-    except services.CombatConflict as exc:
-        status, error = 409, str(exc)
-    except services.CombatError as exc:
-        status, error = 422, str(exc)
+    except NotFound as exc:
+        raise Http404(exc.reason) from exc
+    except Refused as exc:
+        status, error = exc.page_status, exc.reason
     if not request.htmx:
         if error:
             messages.error(request, error)

@@ -1,17 +1,43 @@
-"""JSON for the API's 404s that no view answers, a 404 for a row that vanished mid-request, and
-JSON for the 400s Django answers before any view (a body past its size limit)."""
+"""How the API answers what goes wrong: the services' refusals (one exception handler for every
+API view), JSON for the 404s that no view answers, a 404 for a row that vanished mid-request,
+and JSON for the 400s Django answers before any view (a body past its size limit)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import bad_request as html_bad_request
 from django.views.defaults import page_not_found
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
+
+from sheets.refusals import Refused
 
 API_PREFIX = "/api/"
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """``REST_FRAMEWORK["EXCEPTION_HANDLER"]``: a service's refusal (sheets.refusals) is the
+    answer its class says (400 refused, 409 conflict, 404 not found) with its body
+    (``{"detail": reason}``, or the fields at fault); a Django ``ValidationError`` from a
+    model or service is a 400 like a serializer's. The rest is DRF's: its own errors,
+    ``Http404``, ``PermissionDenied`` (with the service's reason), else a 500. So API views
+    call the services and catch nothing they would only translate."""
+    if isinstance(exc, Refused):
+        # As DRF does for its own errors: a view in ATOMIC_REQUESTS rolls back.
+        set_rollback()
+        return Response(exc.body(), status=exc.api_status)
+    if isinstance(exc, DjangoValidationError):
+        detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        exc = exceptions.ValidationError(detail)
+    return drf_exception_handler(exc, context)
 
 
 class JsonNotFoundMiddleware:

@@ -21,6 +21,7 @@ from integrations.api import WebhookSerializer
 from prep import services as prep
 from sheets.api.campaigns import CampaignSerializer
 from sheets.api.characters import CharacterSerializer
+from sheets.http import signed_in
 from sheets.models import Campaign, Character
 
 FORMAT = "omg-table-account"
@@ -33,7 +34,7 @@ def _characters(queryset: Any, request: HttpRequest) -> list[dict[str, Any]]:
 
 def build(request: HttpRequest) -> dict[str, Any]:
     """The export of ``request.user``'s account (a JSON-ready dict; see :data:`SCHEMA`)."""
-    user: Any = request.user
+    user = signed_in(request.user)
     sheets = Character.objects.prefetch_related("disciplines", "weapons", "zones")
     run = (
         Campaign.objects.filter(gm=user)

@@ -40,7 +40,8 @@ def _request_id(request: HttpRequest) -> str:
 
 
 def _user_id(request: HttpRequest) -> int | None:
-    user: Any = request.__dict__.get("user")
+    # The raw attribute: a user, the middleware's lazy object, or nothing yet.
+    user = request.__dict__.get("user")
     if user is None or type(user) is SimpleLazyObject:  # type() does not load it
         # AuthenticationMiddleware's lazy user: read only what the view already loaded
         # (django.contrib.auth.middleware caches it on the request). DRF's token and session

@@ -326,6 +326,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "config.pagination.LimitOffsetPagination",
+    # The services' refusals (sheets.refusals) answered once for every view.
+    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {
         "rules_anon": os.environ.get("THROTTLE_RULES_ANON", "120/min"),

@@ -4,7 +4,7 @@ learn that it exists."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.http import Http404
 
@@ -12,8 +12,11 @@ from combat.models import Encounter
 from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Campaign
 
+if TYPE_CHECKING:
+    from sheets.users import AnyUser
 
-def get_npc(user: Any, pk: int) -> LibraryNpc:
+
+def get_npc(user: AnyUser, pk: int) -> LibraryNpc:
     npc = (
         LibraryNpc.objects.filter(pk=pk, owner_id=user.pk).first()
         if user.is_authenticated
@@ -24,7 +27,7 @@ def get_npc(user: Any, pk: int) -> LibraryNpc:
     return npc
 
 
-def get_campaign_run_by(user: Any, pk: int) -> Campaign:
+def get_campaign_run_by(user: AnyUser, pk: int) -> Campaign:
     campaign = (
         Campaign.objects.filter(pk=pk, gm_id=user.pk).first() if user.is_authenticated else None
     )
@@ -33,7 +36,7 @@ def get_campaign_run_by(user: Any, pk: int) -> Campaign:
     return campaign
 
 
-def get_prepared(user: Any, pk: int) -> PreparedEncounter:
+def get_prepared(user: AnyUser, pk: int) -> PreparedEncounter:
     prepared = (
         PreparedEncounter.objects.filter(pk=pk, campaign__gm_id=user.pk)
         .select_related("campaign")
@@ -46,7 +49,7 @@ def get_prepared(user: Any, pk: int) -> PreparedEncounter:
     return prepared
 
 
-def get_group(user: Any, pk: int) -> PreparedGroup:
+def get_group(user: AnyUser, pk: int) -> PreparedGroup:
     group = (
         PreparedGroup.objects.filter(pk=pk, prepared__campaign__gm_id=user.pk)
         .select_related("prepared", "npc")
@@ -59,7 +62,7 @@ def get_group(user: Any, pk: int) -> PreparedGroup:
     return group
 
 
-def get_encounter_run_by(user: Any, pk: int) -> Encounter:
+def get_encounter_run_by(user: AnyUser, pk: int) -> Encounter:
     """An encounter of a campaign the user runs; everyone else, its players included, 404."""
     encounter = (
         Encounter.objects.filter(pk=pk, campaign__gm_id=user.pk).select_related("campaign").first()

@@ -26,7 +26,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import access as combat_access
-from combat import services as combat
 from prep import access as prep_access
 from prep import forecast as fight_forecast
 from prep import matchups, services, statblock
@@ -67,13 +66,6 @@ def _validated(request: Request, data: Any) -> dict[str, Any]:
     return sheet
 
 
-def _run(fn: Any, **kwargs: Any) -> Any:
-    try:
-        return fn(**kwargs)
-    except (services.PrepError, combat.CombatError) as exc:
-        raise ValidationError({"detail": str(exc)}) from exc
-
-
 @extend_schema_view(
     list=extend_schema(summary="Your NPC library"),
     retrieve=extend_schema(responses={200: LibraryNpcSerializer, 404: NOT_FOUND}),
@@ -109,7 +101,7 @@ class LibraryViewSet(viewsets.ModelViewSet[Any]):
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         sheet = _validated(request, request.data)
-        npc = _run(services.save_npc, owner=request.user, sheet=sheet)
+        npc = services.save_npc(owner=signed_in(request.user), sheet=sheet)
         return Response(LibraryNpcSerializer(npc).data, status=status.HTTP_201_CREATED)
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -124,17 +116,17 @@ class LibraryViewSet(viewsets.ModelViewSet[Any]):
                 before.pop("bzf", None)
             data = {**before, **data}
         sheet = _validated(request, data)
-        npc = _run(services.save_npc, owner=request.user, sheet=sheet, npc=npc)
+        npc = services.save_npc(owner=signed_in(request.user), sheet=sheet, npc=npc)
         return Response(LibraryNpcSerializer(npc).data)
 
     def perform_destroy(self, instance: LibraryNpc) -> None:
-        _run(services.delete_npc, npc=instance, actor=self.request.user)
+        services.delete_npc(npc=instance, actor=self.request.user)
 
     @extend_schema(request=None, responses={201: LibraryNpcSerializer, 404: NOT_FOUND})
     @action(detail=True, methods=["post"])
     def duplicate(self, request: Request, pk: str | None = None) -> Response:
         """A copy of the stat block, named "<name> (copy)"."""
-        npc = _run(services.duplicate_npc, npc=self.get_object())
+        npc = services.duplicate_npc(npc=self.get_object())
         return Response(LibraryNpcSerializer(npc).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: LibraryNpcSerializer(many=True)})
@@ -371,7 +363,7 @@ class PreparedViewSet(
     def start(self, request: Request, pk: str | None = None) -> Response:
         """The one press at the table: creates the encounter with the expected characters and
         the NPC groups (numbered copies), all or nothing."""
-        encounter = _run(services.start_prepared, prepared=self.get_object(), actor=request.user)
+        encounter = services.start_prepared(prepared=self.get_object(), actor=request.user)
         return Response(
             {"encounter": encounter.pk, "url": encounter.get_absolute_url()},
             status=status.HTTP_201_CREATED,
@@ -464,9 +456,7 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet[Any]):
             if npc is None:
                 raise ValidationError({"picks": {index: {"npc": ["Not an NPC of your library."]}}})  # type: ignore[dict-item]  # row indexes as keys, as DRF lists do
             picks.append(services.Pick(npc, pick["count"], data["hidden"], data["on_alert"]))
-        added = _run(
-            services.put_into_encounter, encounter=encounter, picks=picks, actor=request.user
-        )
+        added = services.put_into_encounter(encounter=encounter, picks=picks, actor=request.user)
         return Response(
             {"participants": [p.pk for p in added], "names": [p.character.name for p in added]},
             status=status.HTTP_201_CREATED,

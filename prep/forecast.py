@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -25,6 +25,9 @@ from prep.models import LibraryNpc, PreparedEncounter
 from rules.engine import forecast, omg
 from sheets.ids import parse_id
 from sheets.models import BodyZone, Weapon
+
+if TYPE_CHECKING:
+    from sheets.users import AnyUser
 
 #: The page's first answer: fast enough to draw at once; the refined one follows.
 QUICK_FIGHTS = 1_000
@@ -342,7 +345,7 @@ def forecast_for_encounter(
     return _computed(fighters, fights=fights, seed=seed)
 
 
-def parse_what_if(user: Any, prepared: PreparedEncounter, params: Any) -> WhatIf:
+def parse_what_if(user: AnyUser, prepared: PreparedEncounter, params: Any) -> WhatIf:
     """``add`` (a library NPC of the user's) or ``remove`` (a group of this encounter) from
     query parameters; a bad value raises ForecastError naming it."""
     add_raw, remove_raw = params.get("add"), params.get("remove")

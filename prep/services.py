@@ -14,15 +14,16 @@ from combat.services.rows import lock as lock_fight
 from prep import starter, statblock
 from prep.models import MAX_COUNT, FightSheet, LibraryNpc, PreparedEncounter, PreparedGroup
 from sheets.models import Character, lock_user
+from sheets.refusals import Refused
 from sheets.services import lock_campaign
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from sheets.users import AnyUser, User
 
 MAX_LIBRARY = 500
 
 
-class PrepError(Exception):
+class PrepError(Refused):
     """A request the GM can fix (the message says how)."""
 
 
@@ -102,7 +103,7 @@ def _gone(names: list[str]) -> PrepError:
     return PrepError(f"No longer in your library (deleted meanwhile): {listed}. Nothing was done.")
 
 
-def delete_npc(*, npc: LibraryNpc, actor: Any) -> None:
+def delete_npc(*, npc: LibraryNpc, actor: AnyUser) -> None:
     """Delete a library NPC, unless a prepared encounter uses it: that is refused, naming the
     encounters, so the GM decides what becomes of their groups (docs/security.md). The NPC
     is locked first, so a start or a group being written waits, or is waited for."""
@@ -132,7 +133,7 @@ def add_group(
     count: int,
     hidden: bool,
     on_alert: bool,
-    actor: Any,
+    actor: AnyUser,
 ) -> PreparedGroup:
     """``count`` copies of a library NPC of the GM's into a prepared encounter."""
     if not 1 <= count <= MAX_COUNT:
@@ -160,7 +161,9 @@ class Pick:
     on_alert: bool = False
 
 
-def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -> list[Participant]:
+def put_into_encounter(
+    *, encounter: Encounter, picks: list[Pick], actor: AnyUser
+) -> list[Participant]:
     """One step: each picked library NPC becomes a sheet in the encounter's campaign (its
     template, ``fight_only``) and ``count`` copies of it join the fight through combat's own
     service, named as the tracker names them ("Thug #1", "Thug #2"...: combat.copy_name); on
@@ -218,7 +221,7 @@ def put_into_encounter(*, encounter: Encounter, picks: list[Pick], actor: Any) -
     return added
 
 
-def start_prepared(*, prepared: PreparedEncounter, actor: Any) -> Encounter:
+def start_prepared(*, prepared: PreparedEncounter, actor: AnyUser) -> Encounter:
     """The one press at the table: the encounter, its expected characters and its NPC groups,
     all or nothing. The tracker's own "Start" (initiative) is still the GM's next step."""
     with transaction.atomic():

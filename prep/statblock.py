@@ -4,7 +4,7 @@ sheet when it goes into a fight."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
@@ -13,6 +13,9 @@ from rules.engine.omg_data import DEFAULT_ZONES
 from sheets import services as sheet_services
 from sheets.api.characters import CharacterSerializer
 from sheets.models import APTITUDE_FIELDS, BodyZone, Campaign, Character, Discipline, Weapon
+
+if TYPE_CHECKING:
+    from sheets.users import User
 
 #: The sheet fields a stat block keeps (besides its rows); everything else of an exported
 #: character (campaign, owner, current pools, composites...) is ignored on import.
@@ -119,7 +122,7 @@ def error_lines(errors: Any, prefix: str = "") -> list[str]:
     return flatten_errors(errors, prefix)
 
 
-def materialize(sheet: dict[str, Any], *, campaign: Campaign, owner: Any, name: str) -> Character:
+def materialize(sheet: dict[str, Any], *, campaign: Campaign, owner: User, name: str) -> Character:
     """A campaign sheet for one fight from a stat block: an NPC the players do not see, with
     full Vitality, Mana and Chi, marked ``fight_only``. Call inside a transaction."""
     fields = {f: sheet[f] for f in FIELDS if f in sheet}

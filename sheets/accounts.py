@@ -41,7 +41,7 @@ from sheets.models import (
 )
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 # --- Mail -------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib.auth import forms as auth_forms
@@ -10,6 +10,9 @@ from django.contrib.sites.shortcuts import get_current_site
 from django.http import Http404, HttpRequest
 
 from sheets.models import APTITUDE_FIELDS, ApiToken, Campaign, Character
+
+if TYPE_CHECKING:
+    from sheets.users import User
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]  # Django's class takes no [] at runtime
@@ -127,7 +130,7 @@ class DeleteAccountForm(forms.Form):
     def __init__(
         self,
         *args: Any,
-        user: Any,
+        user: User,
         characters: Collection[Character],
         campaigns: Collection[Campaign],
         **kwargs: Any,

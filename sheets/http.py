@@ -13,8 +13,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser, User
     from django_htmx.middleware import HtmxDetails
+
+    from sheets.users import AnyUser, User
 
 
 class HtmxRequest(HttpRequest):
@@ -29,7 +30,7 @@ class AuthedRequest(HtmxRequest):
     user: User
 
 
-def signed_in(user: User | AnonymousUser) -> User:
+def signed_in(user: AnyUser) -> User:
     """``request.user`` where DRF's ``IsAuthenticated`` (the default permission class) or
     ``login_required`` has let only a signed-in user through; refused (403) otherwise."""
     if not user.is_authenticated:

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from config.throttling import client_bucket, digest, wait_seconds
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 SIGNUP = "signup"
 CONFIRM_MAIL = "confirm_mail"

@@ -25,7 +25,7 @@ from rules.engine.omg_data import (
 )
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser, User
+    from sheets.users import AnyUser, User
 
 # Join codes avoid letters that are easy to misread aloud or on a phone (0/O, 1/I/L).
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -41,7 +41,7 @@ def normalize_join_code(code: str) -> str:
     return "".join(ch for ch in code.upper() if ch.isalnum())
 
 
-def member_or_gm(user: User | AnonymousUser, campaign: str = "") -> Q:
+def member_or_gm(user: AnyUser, campaign: str = "") -> Q:
     """The one access rule: ``user`` runs the campaign or plays in it (nothing matches for an
     anonymous user). ``campaign`` is the lookup path from the model filtered to its campaign
     (``"campaign"`` for an encounter, ``"encounter__campaign"`` for a declaration; empty for
@@ -56,7 +56,7 @@ def member_or_gm(user: User | AnonymousUser, campaign: str = "") -> Q:
 
 
 class CampaignQuerySet(models.QuerySet["Campaign"]):
-    def for_user(self, user: User | AnonymousUser) -> CampaignQuerySet:
+    def for_user(self, user: AnyUser) -> CampaignQuerySet:
         """Campaigns the user runs or plays in; none for an anonymous user."""
         if not user.is_authenticated:
             return self.none()
@@ -90,10 +90,10 @@ class Campaign(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("sheets:campaign_detail", args=[self.pk])
 
-    def is_gm(self, user: User | AnonymousUser) -> bool:
+    def is_gm(self, user: AnyUser) -> bool:
         return user.is_authenticated and self.gm_id == user.pk
 
-    def is_member(self, user: User | AnonymousUser) -> bool:
+    def is_member(self, user: AnyUser) -> bool:
         """:func:`member_or_gm` on this campaign (one query; none for an anonymous user)."""
         return Campaign.objects.for_user(user).filter(pk=self.pk).exists()
 
@@ -318,7 +318,7 @@ def _hidden_in_a_fight() -> Q:
 
 
 class CharacterQuerySet(models.QuerySet["Character"]):
-    def visible_to(self, user: User | AnonymousUser) -> CharacterQuerySet:
+    def visible_to(self, user: AnyUser) -> CharacterQuerySet:
         """Characters in the campaigns the user runs or plays in, less what is the GM's alone
         (docs/security.md, "Who sees an NPC"): an NPC the GM has not shown to the players, a
         character hidden in an encounter, and an NPC whose fight copies are hidden (they carry
@@ -475,7 +475,7 @@ class Character(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("sheets:character_detail", args=[self.pk])
 
-    def is_visible_to(self, user: User | AnonymousUser) -> bool:
+    def is_visible_to(self, user: AnyUser) -> bool:
         """What ``Character.objects.visible_to(user)`` says of this one character (its
         campaign selected), in one or two small queries instead of that query's subqueries:
         the GM sees it; a member of the campaign sees their own, and any other that is not
@@ -493,7 +493,7 @@ class Character(models.Model):
             return False
         return not Character.objects.filter(_hidden_in_a_fight(), pk=self.pk).exists()
 
-    def can_edit(self, user: User | AnonymousUser) -> bool:
+    def can_edit(self, user: AnyUser) -> bool:
         """The owner and the campaign's GM edit; other members only look."""
         return user.is_authenticated and (
             self.owner_id == user.pk or self.campaign.gm_id == user.pk

@@ -30,11 +30,12 @@ from sheets.models import (
     normalize_join_code,
 )
 from sheets.numbers import aptitudes_of
+from sheets.refusals import Conflict, Refused
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 
 def lock_campaign(*, pk: int) -> Campaign:
@@ -190,7 +191,7 @@ ROW_MODELS: dict[str, type[models.Model]] = {
 }
 
 
-class EditConflict(Exception):
+class EditConflict(Conflict):
     """The value changed since the editor loaded it (another tab, another person)."""
 
     def __init__(self, current: object) -> None:
@@ -198,20 +199,29 @@ class EditConflict(Exception):
         self.current = current
 
 
-class VersionConflict(Exception):
-    """The sheet's version moved on since the writer read it (the API's ``version``)."""
+class VersionConflict(Conflict):
+    """The sheet's version moved on since the writer read it (the API's ``version``): the
+    API's 409 says which version it is now."""
 
     def __init__(self, current: int) -> None:
-        super().__init__(current)
+        super().__init__("The sheet changed since you read it; fetch it again and retry.")
         self.current = current
 
+    def body(self) -> dict[str, Any]:
+        return {**super().body(), "version": self.current}
 
-class RowsRefused(Exception):
-    """Rows the models refuse, by set and position: ``{"zones": {0: {"arm": [...]}}}``."""
+
+class RowsRefused(Refused):
+    """Rows the models refuse, by set and position: ``{"zones": {0: {"arm": [...]}}}``, which
+    is also the API's 400 (the sheet's serializer gives it as its own error, for the import
+    page too)."""
 
     def __init__(self, errors: dict[str, dict[int, dict[str, list[str]]]]) -> None:
-        super().__init__(errors)
+        super().__init__(str(errors))
         self.errors = errors
+
+    def body(self) -> dict[str, Any]:
+        return dict(self.errors)
 
 
 def create_character(

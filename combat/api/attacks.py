@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import services
-from combat.api.base import documented_responses, run_service
+from combat.api.base import documented_responses
 from combat.api.serializers import (
     DeclarationSerializer,
     DefenseSerializer,
@@ -70,7 +70,7 @@ class AttackViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
                 raise serializers.ValidationError(checked.errors)
             data = dict(checked.validated_data)
         try:
-            return run_service(fn, declaration=pk, actor=self.request.user, **args(data))
+            return fn(declaration=pk, actor=self.request.user, **args(data))
         except Declaration.DoesNotExist as exc:
             raise Http404(NOT_FOUND) from exc
 
@@ -132,8 +132,7 @@ class RollViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]):
                 {"spender": "Say whose Fate to spend." if mine else "You have no one here."}
             )
         spender.encounter = entry.encounter
-        fate_entry, new = run_service(
-            services.spend_fate,
+        fate_entry, new = services.spend_fate(
             entry=entry,
             spender=spender,
             action=data["action"],

@@ -1,6 +1,6 @@
-"""What the combat API views share: the 409 and 400 errors, running a service, who may change
-an encounter, hidden participants, documented responses, serializers whose fields are built
-once."""
+"""What the combat API views share: who may change an encounter, hidden participants,
+documented responses, serializers whose fields are built once. The services' refusals are
+answered by the API's one exception handler (config.api_errors)."""
 
 from __future__ import annotations
 
@@ -9,35 +9,11 @@ from typing import Any
 
 from django.db.models import Model
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import permissions, serializers, status
-from rest_framework.exceptions import APIException
+from rest_framework import permissions, serializers
 from rest_framework.request import Request
 
-from combat import access, services
+from combat import access
 from combat.models import Encounter
-
-# --- Errors --------------------------------------------------------------------------------
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "Someone else acted first."
-    default_code = "conflict"
-
-
-class NotAllowedNow(APIException):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_detail = "The fight does not allow this now."
-    default_code = "invalid"
-
-
-def run_service(fn: Any, **kwargs: Any) -> Any:
-    try:
-        return fn(**kwargs)
-    except services.CombatConflict as exc:
-        raise Conflict(str(exc)) from exc
-    except services.CombatError as exc:
-        raise NotAllowedNow(str(exc)) from exc
 
 
 def hidden_for(request: Request, encounter: Encounter) -> set[int]:

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from combat import access, record, services
 from combat import conditions as rules_of_conditions
-from combat.api.base import documented_responses, run_service
+from combat.api.base import documented_responses
 from combat.api.serializers import LogEntrySerializer
 from combat.api.shapes import ref
 from combat.models import Encounter, Participant
@@ -133,9 +133,7 @@ class ConditionViewSet(viewsets.GenericViewSet[Any]):
         p = self._participant()
         body = ConditionAddSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = run_service(
-            services.add_condition, participant=p, actor=request.user, **body.validated_data
-        )
+        entry = services.add_condition(participant=p, actor=request.user, **body.validated_data)
         return Response(LogEntrySerializer(entry, context={"request": request}).data, status=201)
 
     @extend_schema(
@@ -148,8 +146,7 @@ class ConditionViewSet(viewsets.GenericViewSet[Any]):
         p = self._participant()
         body = ConditionRemoveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = run_service(
-            services.remove_condition,
+        entry = services.remove_condition(
             participant=p,
             key=body.validated_data["key"],
             actor=request.user,

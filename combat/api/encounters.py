@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import access, services
-from combat.api.base import IsGMOrReadOnly, NotAllowedNow, documented_responses, run_service
+from combat.api.base import IsGMOrReadOnly, documented_responses
 from combat.api.serializers import (
     AdjustSerializer,
     DeclarationSerializer,
@@ -77,8 +77,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         campaign = serializer.validated_data["campaign"]
         if not campaign.is_gm(self.request.user):
             raise DRFPermissionDenied("Only the campaign's GM runs encounters.")
-        encounter, _ = run_service(
-            services.create_encounter,
+        encounter, _ = services.create_encounter(
             campaign=campaign,
             name=serializer.validated_data["name"],
             actor=self.request.user,
@@ -98,7 +97,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: Encounter) -> None:
-        run_service(services.delete_encounter, encounter=instance, actor=self.request.user)
+        services.delete_encounter(encounter=instance, actor=self.request.user)
 
     def _encounter(self, write: bool = False) -> Encounter:
         pk = parse_id(str(self.kwargs["pk"]))
@@ -135,8 +134,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
             npc = Character.objects.filter(campaign=encounter.campaign, pk=data["npc"]).first()
             if npc is None:
                 raise serializers.ValidationError({"npc": "No such NPC in this campaign."})
-            entry = run_service(
-                services.add_npc_copies,
+            entry = services.add_npc_copies(
                 encounter=encounter,
                 npc=npc,
                 count=data.get("count", 1),
@@ -149,8 +147,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
             )
             if len(characters) != len(set(data["characters"])):
                 raise serializers.ValidationError({"characters": "Not all are in this campaign."})
-            entry = run_service(
-                services.add_participants,
+            entry = services.add_participants(
                 encounter=encounter,
                 characters=characters,
                 hidden=data["hidden"],
@@ -163,18 +160,14 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
     def start(self, request: Request, pk: str) -> Response:
         """Roll missing ITVs, order the initiative and begin round 1. GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(
-            run_service(services.start_encounter, encounter=encounter, actor=request.user)
-        )
+        return self._entry(services.start_encounter(encounter=encounter, actor=request.user))
 
     @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def initiative(self, request: Request, pk: str) -> Response:
         """Order the initiative again (after on-alert or tie-break changes). GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(
-            run_service(services.roll_initiative, encounter=encounter, actor=request.user)
-        )
+        return self._entry(services.roll_initiative(encounter=encounter, actor=request.user))
 
     @extend_schema(request=NextTurnSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"], url_path="next-turn")
@@ -184,8 +177,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         encounter = self._encounter()
         body = NextTurnSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = run_service(
-            services.next_turn,
+        entry = services.next_turn(
             encounter=encounter,
             include_skipped=body.validated_data["include_skipped"],
             seen=body.seen(),
@@ -198,16 +190,14 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
     def undo(self, request: Request, pk: str) -> Response:
         """Undo the last action still in force, with a compensating entry. GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(run_service(services.undo_last, encounter=encounter, actor=request.user))
+        return self._entry(services.undo_last(encounter=encounter, actor=request.user))
 
     @extend_schema(request=None, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
     def finish(self, request: Request, pk: str) -> Response:
         """End the fight; open attacks are called off. GM only."""
         encounter = self._encounter(write=True)
-        return self._entry(
-            run_service(services.finish_encounter, encounter=encounter, actor=request.user)
-        )
+        return self._entry(services.finish_encounter(encounter=encounter, actor=request.user))
 
     @extend_schema(request=AdjustSerializer, responses=documented_responses(LogEntrySerializer))
     @action(detail=True, methods=["post"])
@@ -221,8 +211,7 @@ class EncounterViewSet(viewsets.ModelViewSet[Any]):
         ).first()
         if zone is None:
             raise serializers.ValidationError({"zone": "No such zone in this encounter."})
-        entry = run_service(
-            services.adjust_zone,
+        entry = services.adjust_zone(
             encounter=encounter,
             zone=zone,
             amount=body.validated_data["amount"],
@@ -341,18 +330,18 @@ FIELD_ERRORS: dict[str, Any] = {
 
 
 def _declared(fn: Any, **kwargs: Any) -> Any:
-    """:func:`~combat.api.base._run` for a declaration: an input at fault is a 400 naming it."""
+    """A declaration: an input at fault is a 400 naming it, in the words of ``FIELD_ERRORS``
+    (the handler's own shape, ``{name: [reason]}``, is for the other refusals)."""
     try:
-        return run_service(fn, **kwargs)
+        return fn(**kwargs)
     except Encounter.DoesNotExist as exc:
         raise Http404("No such encounter.") from exc
-    except NotAllowedNow as exc:
-        cause = exc.__cause__
-        if isinstance(cause, services.CombatError) and cause.fields:
-            raise serializers.ValidationError(
-                {
-                    name: str(cause) if cause.explains else FIELD_ERRORS.get(name, str(cause))
-                    for name in cause.fields
-                }
-            ) from cause
-        raise
+    except services.CombatError as exc:
+        if not exc.fields:
+            raise
+        raise serializers.ValidationError(
+            {
+                name: str(exc) if exc.explains else FIELD_ERRORS.get(name, str(exc))
+                for name in exc.fields
+            }
+        ) from exc

@@ -6,13 +6,13 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, serializers, viewsets
+from rest_framework import mixins, permissions, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from combat import services
-from combat.api.base import NotAllowedNow, documented_responses, run_service
+from combat.api.base import documented_responses
 from combat.api.serializers import (
     LogEntrySerializer,
     ParticipantSerializer,
@@ -47,8 +47,7 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
         participant = self.get_object()
         body = ParticipantUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = run_service(
-            services.update_participant,
+        entry = services.update_participant(
             participant=participant,
             actor=request.user,
             **body.validated_data,
@@ -63,20 +62,11 @@ class ParticipantViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Any]
         participant = self.get_object()
         body = StaminaSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            entry = run_service(
-                services.stamina_check,
-                participant=participant,
-                roll=body.validated_data.get("roll"),
-                difficulty=body.validated_data.get("difficulty"),
-                actor=request.user,
-            )
-        except NotAllowedNow as exc:
-            # A field at fault (a player naming a difficulty) is a 400 that names it.
-            cause = exc.__cause__
-            if isinstance(cause, services.CombatError) and cause.fields:
-                raise serializers.ValidationError(
-                    {name: [str(cause)] for name in cause.fields}
-                ) from cause
-            raise
+        # A field at fault (a player naming a difficulty) is a 400 that names it.
+        entry = services.stamina_check(
+            participant=participant,
+            roll=body.validated_data.get("roll"),
+            difficulty=body.validated_data.get("difficulty"),
+            actor=request.user,
+        )
         return Response(LogEntrySerializer(entry, context={"request": request}).data)

@@ -26,10 +26,8 @@ from rules.engine.omg_data import APTITUDE_CHOICES, MELEE_COMBAT, weapon_discipl
 from sheets.models import BodyZone, Character, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 
 def declare_attack(

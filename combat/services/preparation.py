@@ -14,10 +14,8 @@ from rules.engine import omg
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 MAX_COPIES = 20
 

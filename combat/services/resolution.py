@@ -26,13 +26,12 @@ from rules.engine import RulesError, omg
 from rules.engine.omg_data import MELEE_COMBAT, weapon_discipline
 from sheets.models import BodyZone, Character
 from sheets.numbers import aptitudes_of
+from sheets.randomness import server_rng
 from sheets.services import GRIEVOUS_NOTE
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 STAMINA_DIF = 20  # Moderate, unless the GM says otherwise (docs/rules.md, "Wounds and healing")
 
@@ -45,7 +44,7 @@ def roll_value(roll: int | None, rng: random.Random | None) -> tuple[int, bool]:
         if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 100:
             raise CombatError("A d100 roll is a whole number from 1 to 100 (00 is 100).")
         return roll, True
-    return (rng or random.SystemRandom()).randint(1, 100), False
+    return (rng or server_rng()).randint(1, 100), False
 
 
 def _wound(

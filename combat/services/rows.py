@@ -55,17 +55,16 @@ from combat import events
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
 from rules.engine.omg_data import APTITUDE_CHOICES
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
+from sheets.refusals import Conflict, Refused
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 Kind = CombatLogEntry.Kind
 
 
-class CombatError(Exception):
+class CombatError(Refused):
     """The action is not possible in the current state of the fight. ``fields`` names the
     inputs at fault, when it is one (or more) of them (the API answers 400 naming them);
     ``explains`` says the message tells what is wrong with that input better than the API's
@@ -74,12 +73,11 @@ class CombatError(Exception):
     def __init__(
         self, message: str = "", *, fields: tuple[str, ...] = (), explains: bool = False
     ) -> None:
-        super().__init__(message)
-        self.fields = fields
+        super().__init__(message, fields=fields)
         self.explains = explains
 
 
-class CombatConflict(CombatError):
+class CombatConflict(CombatError, Conflict):
     """Someone else acted first (already resolved, changed since): nothing was done."""
 
 

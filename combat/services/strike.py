@@ -16,10 +16,8 @@ from combat.services.rows import CombatError, pk_of
 from sheets.models import BodyZone, Weapon
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 
 def strike(

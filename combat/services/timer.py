@@ -11,7 +11,7 @@ from combat.models import CombatLogEntry, Encounter
 from combat.services.rows import Changes, CombatError, Kind, lock, log
 
 if TYPE_CHECKING:
-    from combat.services.rows import User
+    from sheets.users import AnyUser as User
 
 MIN_SECONDS = 10
 MAX_SECONDS = 600

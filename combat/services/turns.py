@@ -22,12 +22,11 @@ from combat.services.rows import (
 )
 from rules.engine import omg
 from sheets.numbers import aptitudes_of
+from sheets.randomness import server_rng
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
-    from django.contrib.auth.models import User as SignedIn
-
-    User = SignedIn | AnonymousUser
+    # Whoever acts, signed in or not (the services refuse the latter themselves).
+    from sheets.users import AnyUser as User
 
 
 def _order(rows: Rows) -> list[Participant]:
@@ -61,7 +60,7 @@ def _character_ids(rows: Rows) -> set[int]:
 def start_encounter(
     *, encounter: Encounter, actor: User, rng: random.Random | None = None
 ) -> CombatLogEntry:
-    rng = rng or random.SystemRandom()
+    rng = rng or server_rng()
     with transaction.atomic():
         rows = lock(encounter, actor=actor)
         rows.require_gm(actor)
@@ -97,7 +96,7 @@ def roll_initiative(
     *, encounter: Encounter, actor: User, rng: random.Random | None = None
 ) -> CombatLogEntry:
     """Order again (after on-alert or tie-break changes); missing ITVs are rolled."""
-    rng = rng or random.SystemRandom()
+    rng = rng or server_rng()
     with transaction.atomic():
         rows = lock(encounter, actor=actor)
         rows.require_gm(actor)

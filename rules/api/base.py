@@ -22,7 +22,6 @@ Conventions of every endpoint:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
@@ -44,16 +43,9 @@ from rules.models import DiceRoll
 from sheets import fields
 from sheets.models import Campaign
 
-# ---------------------------------------------------------------------------------------------
-# Server dice
-
-#: The server's dice. Tests swap in a seeded ``random.Random``; nothing else rolls.
-RNG: random.Random = random.SystemRandom()
-
-
-def server_rng() -> random.Random:
-    """The generator every server-side roll uses (the API's and the dice pages')."""
-    return RNG
+# The server's dice: the one generator every app rolls with (sheets.randomness), which the
+# rules API's modules and the dice pages import from here.
+from sheets.randomness import server_rng as server_rng
 
 
 def with_exact(odds_obj: Any) -> dict[str, object]:

@@ -16,9 +16,10 @@ from rest_framework.response import Response
 
 from rules.engine import RulesError
 from sheets import fields, limits, randomness, services
-from sheets.api.characters import RestRefused, RestResultSerializer, rest_payload
+from sheets.api.characters import RestResultSerializer, rest_payload
 from sheets.http import signed_in
 from sheets.models import Campaign
+from sheets.refusals import Refused
 
 
 class PlayerSerializer(serializers.Serializer[Any]):
@@ -175,7 +176,7 @@ class CampaignViewSet(viewsets.ModelViewSet[Any]):
                 user=signed_in(request.user), campaign=campaign, rng=randomness.server_rng()
             )
         except RulesError as exc:
-            raise RestRefused(f"No one rested. {exc}") from exc
+            raise Refused(f"No one rested. {exc}") from exc
         return Response(
             [
                 {"character": character.pk, "name": character.name, **rest_payload(result)}

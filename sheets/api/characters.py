@@ -16,9 +16,9 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import permissions, serializers, status, viewsets
+from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -30,6 +30,7 @@ from sheets.http import signed_in
 from sheets.ids import ID_SCHEMA, parse_id
 from sheets.models import BodyZone, Campaign, Character, Discipline, Weapon
 from sheets.numbers import SheetNumbers, sheet_numbers
+from sheets.refusals import Refused
 
 
 class DisciplineSerializer(fields.StrictModelSerializer):
@@ -260,6 +261,7 @@ class CharacterSerializer(fields.StrictModelSerializer):
         if validated_data.get("creation"):
             # Not rolled by this server's wizard: the GM sees that the record came with the file.
             validated_data["creation"] = {**validated_data["creation"], "imported": True}
+        # A serializer's error, not only the API's: the import page uses this serializer too.
         try:
             return services.write_character(
                 user=self.context["request"].user, values=validated_data, rows=rows
@@ -355,13 +357,6 @@ def rest_payload(result: Any) -> dict[str, Any]:
     }
 
 
-class RestRefused(APIException):
-    """The rules refuse the sheet's stored data (nothing was rested): a 400 with the reason."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "invalid"
-
-
 _REST_REFUSED = OpenApiResponse(
     description="The rules refuse a sheet's stored data (`detail` says what); nothing rested."
 )
@@ -387,7 +382,7 @@ class CharacterWorkflowActions:
                 user=signed_in(request.user), character=character, rng=randomness.server_rng()
             )
         except RulesError as exc:
-            raise RestRefused(f"No rest: {exc}") from exc
+            raise Refused(f"No rest: {exc}") from exc
         return Response(rest_payload(result))
 
     @extend_schema(
@@ -546,31 +541,21 @@ class CharacterViewSet(CharacterWorkflowActions, viewsets.ModelViewSet[Any]):
         return context
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        try:
-            # One transaction from the locked read (get_object) to the answer: the sheet is
-            # read once, and no other edit lands between the read and the write.
-            with transaction.atomic():
-                self.locking = True
-                self._lock_fights(request)
-                instance = self.get_object()
-                serializer = self.get_serializer(
-                    instance, data=request.data, partial=kwargs.get("partial", False)
-                )
-                serializer.is_valid(raise_exception=True)
-                serializer.save()
-                # DRF's own update forgets the instance's prefetched rows here; these are the
-                # rows read after the write, which the answer shows.
-                return Response(serializer.data)
-        except services.VersionConflict as exc:
-            return Response(
-                {
-                    "detail": "The sheet changed since you read it; fetch it again and retry.",
-                    "version": exc.current,
-                },
-                status=status.HTTP_409_CONFLICT,
+        # One transaction from the locked read (get_object) to the answer: the sheet is read
+        # once, and no other edit lands between the read and the write. A sheet changed since
+        # the ``version`` sent is a 409 that says the version now (services.VersionConflict).
+        with transaction.atomic():
+            self.locking = True
+            self._lock_fights(request)
+            instance = self.get_object()
+            serializer = self.get_serializer(
+                instance, data=request.data, partial=kwargs.get("partial", False)
             )
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from exc
+            serializer.is_valid(raise_exception=True)
+            serializer.save()
+            # DRF's own update forgets the instance's prefetched rows here; these are the
+            # rows read after the write, which the answer shows.
+            return Response(serializer.data)
 
     def _lock_fights(self, request: Request) -> None:
         """Zones or weapons sent replace the sheet's, and deleting them deletes or changes the

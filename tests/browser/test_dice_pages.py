@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Page, Route, expect
 
 from rules import ogs, okrpg, sds
-from rules.api import base as dice_api
 from rules.models import DiceRoll
+from sheets import randomness
 from tests.browser.waits import listen, wait
 from tests.factories import PASSWORD, make_campaign, make_user
 
@@ -143,7 +143,7 @@ def test_it_keeps_a_roll_when_an_older_odds_answer_arrives_after_it(live_server,
 @pytest.fixture
 def seeded(monkeypatch: pytest.MonkeyPatch) -> None:
     # The live server runs in this process: its server dice are this seeded generator.
-    monkeypatch.setattr(dice_api, "RNG", random.Random(7))
+    monkeypatch.setattr(randomness, "RNG", random.Random(7))
 
 
 def open_tab(page: Page, url: str, tab: str, heading: str) -> list[str]:

@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 
 from rules import ogs, okrpg, omg, ore, sds
-from rules.api import base as dice_api
 from rules.models import DiceRoll, describe_roll
+from sheets import randomness
 from sheets.models import Campaign, Membership
 from tests.factories import make_user
 
@@ -24,7 +24,7 @@ PAGES = ["/dice/", "/dice/omg/", "/dice/ogs/", "/dice/okrpg/", "/dice/ore/", "/d
 
 @pytest.fixture
 def seeded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dice_api, "RNG", random.Random(7))
+    monkeypatch.setattr(randomness, "RNG", random.Random(7))
 
 
 def by_testid(html: str, name: str) -> str:
@@ -395,7 +395,7 @@ def test_it_logs_typed_in_dice_and_redirects_a_plain_form_to_the_same_reading(ta
 def test_it_reads_a_server_roll_back_from_its_redirect(
     table, client_for, monkeypatch: pytest.MonkeyPatch, system, body
 ):
-    monkeypatch.setattr(dice_api, "RNG", random.Random(11))
+    monkeypatch.setattr(randomness, "RNG", random.Random(11))
     client = client_for(table.gm)
     for _ in range(5):  # a few rolls, so that ones, heroic flags and sets come up
         response = client.post(campaign_url(table, system), {**body, "action": "roll"})

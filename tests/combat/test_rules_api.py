@@ -11,8 +11,8 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from rules import ore
-from rules.api import base as dice_api
 from rules.models import DiceRoll
+from sheets import randomness
 from sheets.models import ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +44,7 @@ def api() -> APIClient:
 @pytest.fixture
 def seeded(monkeypatch: pytest.MonkeyPatch) -> random.Random:
     rng = random.Random(7)
-    monkeypatch.setattr(dice_api, "RNG", rng)
+    monkeypatch.setattr(randomness, "RNG", rng)
     return rng
 
 

@@ -19,7 +19,7 @@ TWO_D6 = "3 1 6 2 4 4 6 6 1 1 2 5 3 3"  # -> FOC 3, SPD 5, SKL 4, VGR 5, NRV 1, 
 @pytest.fixture(autouse=True)
 def seeded(monkeypatch):
     rng = random.Random(7)
-    monkeypatch.setattr(randomness, "server_rng", lambda: rng)
+    monkeypatch.setattr(randomness, "RNG", rng)
     return rng
 
 
@@ -159,7 +159,7 @@ def test_roll_for_me_rolls_once_per_method_until_a_character_is_made(
     table, client_for, monkeypatch
 ):
     seeded = random.Random(7)
-    monkeypatch.setattr(randomness, "server_rng", lambda: seeded)
+    monkeypatch.setattr(randomness, "RNG", seeded)
     client = client_for(table.player)
     url = reverse("sheets:character_wizard", args=[table.campaign.pk])
 

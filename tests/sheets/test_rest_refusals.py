@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 @pytest.fixture(autouse=True)
 def seeded(monkeypatch):
     rng = random.Random(11)
-    monkeypatch.setattr(randomness, "server_rng", lambda: rng)
+    monkeypatch.setattr(randomness, "RNG", rng)
 
 
 @pytest.fixture

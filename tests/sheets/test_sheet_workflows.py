@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def seeded(monkeypatch):
     rng = random.Random(11)
-    monkeypatch.setattr(randomness, "server_rng", lambda: rng)
+    monkeypatch.setattr(randomness, "RNG", rng)
 
 
 @pytest.fixture
@@ -149,7 +149,7 @@ class TestReserve:
     ):
         seeded = random.Random(2026)
         expected = random.Random(2026).randint(1, 100)
-        monkeypatch.setattr(randomness, "server_rng", lambda: seeded)
+        monkeypatch.setattr(randomness, "RNG", seeded)
         client = client_for(hero.owner)
         target = reverse("sheets:character_reserve", args=[hero.pk])
         client.post(target, {"mode": "roll", "roll": "64"})
