@@ -11,6 +11,7 @@ wear) reads as having none. The sentences about an outcome are written in combat
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -188,7 +189,8 @@ class StrikeOutcome(AttackOutcome):
     def of(cls, r: omg.StrikeResult, wounds: Wounds | None) -> StrikeOutcome:
         """The outcome of the engine's strike ``r``, with the ``wounds`` it dealt to a zone."""
         return cls(
-            check=r.check,
+            # A fast strike's second reading is kept as its second hit, not with the check.
+            check=dataclasses.replace(r.check, second=None),
             hits=tuple(Hit.of_strike(h) for h in r.hits),
             wounds=wounds,
             armor_wear=r.armor_wear,
