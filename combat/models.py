@@ -8,6 +8,7 @@ writing the before values back in a new, compensating entry. History is never ed
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from combat import conditions as rules_of_conditions
+from combat import outcome as outcomes
 from rules.engine import omg
 from sheets.models import BodyZone, Campaign, Character, Weapon, member_or_gm
 
@@ -289,7 +291,9 @@ class CombatLogEntry(models.Model):
 
     ``payload["changes"]`` lists ``{"model", "pk", "field", "before", "after"}`` in the order
     they were made; ``payload["text"]`` says it for the GM and ``payload["public_text"]`` for
-    players when a hidden participant is involved (``payload["involves"]``).
+    players when a hidden participant is involved (``payload["involves"]``). A roll's or a
+    Stamina test's outcome is kept there too, and read as :attr:`outcome` (combat/outcome.py).
+    The payload is read by key here and there only.
     """
 
     class Kind(models.TextChoices):
@@ -365,15 +369,38 @@ class CombatLogEntry(models.Model):
         return str(self.payload.get("text", ""))
 
     @property
+    def public_text(self) -> str:
+        """What players read when a hidden participant is involved (the text itself when
+        nobody hidden is)."""
+        return str(self.payload.get("public_text", self.kind))
+
+    @property
     def changes(self) -> list[dict[str, Any]]:
         return list(self.payload.get("changes", []))
+
+    @property
+    def involves(self) -> list[int]:
+        """The participants involved, by id."""
+        return list(self.payload.get("involves", []))
+
+    @property
+    def reroll_of(self) -> int | None:
+        """The id of the roll a Fate re-roll replaced (None for any other entry)."""
+        original = self.payload.get("reroll_of")
+        return None if original is None else int(original)
+
+    @functools.cached_property
+    def outcome(self) -> outcomes.Outcome | None:
+        """A roll's or a Stamina test's outcome (None for any other entry). Read once per
+        entry object: an entry is never changed."""
+        return outcomes.read(self.kind, self.payload)
 
     def hides_numbers(self, hidden_ids: set[int]) -> bool:
         """Does this entry involve a participant whose numbers the viewer may not see
         (``hidden_ids``, from combat.access.hidden_ids)? Then the viewer reads its public
         text only, without its roll, result or changes: the one rule of the log, for the
         pages, the API, the live feed, the record and the webhooks (docs/security.md)."""
-        return bool(hidden_ids) and not hidden_ids.isdisjoint(self.payload.get("involves", []))
+        return bool(hidden_ids) and not hidden_ids.isdisjoint(self.involves)
 
     def text_for(self, user: User | AnonymousUser, hidden_ids: set[int]) -> str:
         """What ``user`` may read: the full text, or the public one when a participant hidden
@@ -382,7 +409,7 @@ class CombatLogEntry(models.Model):
             return self.text
         # A Fate spend written before it had a public text of its own says the d100 it
         # re-rolled or revoked ("re-rolls roll 75"), and so does the undo of one.
-        return _FATE_ROLL.sub(r"\1 the roll.", str(self.payload.get("public_text", self.kind)))
+        return _FATE_ROLL.sub(r"\1 the roll.", self.public_text)
 
     def roll_for(self, hidden_ids: set[int]) -> int | None:
         """The d100, unless the viewer may not see the numbers of the entry (the degree and

@@ -151,7 +151,7 @@ def build(encounter: Encounter, user: User) -> dict[str, Any]:
             "undoes": entry.reverts.seq if entry.reverts is not None else None,
         }
         if gm:
-            item["result"] = entry.payload.get("result")
+            item["result"] = entry.outcome.as_payload() if entry.outcome else None
             item["changes"] = entry.changes
         entries.append(item)
     return {

@@ -61,7 +61,7 @@ class LiveTracker:
         secret = set()
         latest = self.state.log[0] if self.state.log else None
         if latest is not None and latest.kind == CombatLogEntry.Kind.ROLL:
-            involves = set(latest.payload.get("involves", []))
+            involves = set(latest.involves)
             if involves & hidden:
                 secret = involves
         # Players who see more than the shared render shows.

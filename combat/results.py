@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from combat import perspective
 from combat.models import CombatLogEntry, Participant
+from combat.outcome import AttackOutcome
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -90,8 +91,7 @@ def result_card(
     render: it gets the neutral headline, and each player in the roll their own in ``owned``."""
     if entry is None or entry.kind not in (CombatLogEntry.Kind.ROLL, CombatLogEntry.Kind.STAMINA):
         return None
-    payload = entry.payload
-    involves = set(payload.get("involves", []))
+    involves = set(entry.involves)
     sees_all = not entry.hides_numbers(hidden)
     own = {
         p.character_id
@@ -101,12 +101,11 @@ def result_card(
     involved = sees_all or any(p.pk in involves and p.character_id in own for p in participants)
     card = ResultCard(entry=entry, text=entry.text_for(user, hidden))
     _tell(card, user, participants, is_gm=is_gm)
-    result = payload.get("result") or {}
-    if involved and result:
-        degree = str(result.get("degree", ""))
-        card.degree = degree.replace("_", " ").capitalize() or None
-        card.success = bool(result.get("success"))
-        card.hits = len(result.get("hits") or [])
+    outcome = entry.outcome
+    if involved and outcome is not None:
+        card.degree = outcome.degree.label
+        card.success = outcome.success
+        card.hits = len(outcome.hits) if isinstance(outcome, AttackOutcome) else 0
     names: dict[tuple[str, int], str] = {}
     for p in participants:
         c = p.character
@@ -118,7 +117,7 @@ def result_card(
         for d in c.disciplines.all():
             names["discipline", d.pk] = f"{c.name}'s {d.name}"
     hidden_characters = {p.character_id for p in participants if p.pk in hidden}
-    for item in payload.get("changes", []):
+    for item in entry.changes:
         owner = _owner_of(item)
         if owner is None or owner in hidden_characters:
             continue
@@ -154,7 +153,7 @@ def _tell(
         return
     card.reading = read(set())
     gm_id = participants[0].encounter.campaign.gm_id if participants else None
-    involves = set(entry.payload.get("involves", []))
+    involves = set(entry.involves)
     owners = sorted(
         {
             p.character.owner_id

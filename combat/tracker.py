@@ -6,7 +6,6 @@ display (combat/display.py) all read a fight through it."""
 
 from __future__ import annotations
 
-import copy
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -226,6 +225,41 @@ def declare_context(rows: list[Row], mine: list[Row], attacker_pk: int | None) -
 DEFENSE_NAMES = tuple(m.value for m in omg.DefenseMode)
 
 
+@dataclass(frozen=True)
+class AttackView:
+    """An open attack (``decl``) as one viewer sees it: its odds, the weapon they may see, the
+    controls they have on it, and, in the players' shared render, whose controls those are."""
+
+    decl: Declaration
+    #: PvD and odds per defense mode, a hidden side's numbers left out (odds_for_viewer).
+    odds: Any
+    #: A hidden attacker's weapon is one of its numbers: the log's public text leaves it out,
+    #: and so does the open-attack panel.
+    shown_weapon: Weapon | None
+    can_defend: bool
+    can_roll: bool
+    can_cancel: bool
+    #: The players whose controls these are, in the shared render (None elsewhere).
+    target_owner: int | None
+    attacker_owner: int | None
+    #: A player's own character under attack: shown first, with the defense choices.
+    incoming: bool
+
+    @property
+    def defense_buttons(self) -> list[tuple[str, int | None]]:
+        """Each defense button with its DIF (None when the GM hides the defender's side)."""
+        return [(mode, ((self.odds or {}).get(mode) or {}).get("dif")) for mode in DEFENSE_NAMES]
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """A log entry as one viewer may read it: its text, and its d100 unless that is hidden."""
+
+    entry: CombatLogEntry
+    text: str
+    roll: int | None
+
+
 @dataclass
 class TableState:
     """An encounter as it stands, loaded once (a fixed number of queries whatever the number
@@ -372,34 +406,29 @@ def view_context(
         for p in ps
     ]
     declarations = []
-    for original in state.declarations:
-        d = copy.copy(original)  # the state's own stay as loaded: one copy per audience
+    for d in state.declarations:
         if (d.pk, key) not in state.odds:
             state.odds[d.pk, key] = services.odds_for_viewer(d, hidden)
-        d.odds = state.odds[d.pk, key]  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        # A hidden attacker's weapon is one of its numbers: the log's public text leaves it
-        # out, and so does the open-attack panel.
-        d.shown_weapon = None if d.attacker_id in hidden else d.weapon  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        d.can_defend = d.needs_defense and d.target.can_defend and controls(d.target)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        d.can_roll = d.status == Declaration.Status.DEFENDED and controls(d.attacker)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        d.can_cancel = controls(d.attacker)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        d.target_owner = _player_owner(d.target) if shared else None  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        d.attacker_owner = _player_owner(d.attacker) if shared else None  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        # A player's own character under attack: shown first, with the defense choices.
-        d.incoming = d.can_defend and not is_gm  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        # Each defense button carries its DIF (None when the GM hides the defender's side).
-        d.defense_buttons = [  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-            (mode, ((d.odds or {}).get(mode) or {}).get("dif"))  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-            for mode in DEFENSE_NAMES
-        ]
-        declarations.append(d)
-    log = state.log
+        can_defend = d.needs_defense and d.target.can_defend and controls(d.target)
+        declarations.append(
+            AttackView(
+                decl=d,
+                odds=state.odds[d.pk, key],
+                shown_weapon=None if d.attacker_id in hidden else d.weapon,
+                can_defend=can_defend,
+                can_roll=d.status == Declaration.Status.DEFENDED and controls(d.attacker),
+                can_cancel=controls(d.attacker),
+                target_owner=_player_owner(d.target) if shared else None,
+                attacker_owner=_player_owner(d.attacker) if shared else None,
+                incoming=can_defend and not is_gm,
+            )
+        )
     viewer = AnonymousUser() if shared else user
-    result = result_card(log[0] if log else None, viewer, hidden, ps, is_gm=is_gm)
-    log = [copy.copy(entry) for entry in log]
-    for entry in log:
-        entry.view_text = entry.text_for(viewer, hidden)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
-        entry.view_roll = entry.roll_for(hidden)  # type: ignore[attr-defined]  # the page's view of a row, set for the template
+    result = result_card(state.log[0] if state.log else None, viewer, hidden, ps, is_gm=is_gm)
+    log = [
+        LogLine(entry, entry.text_for(viewer, hidden), entry.roll_for(hidden))
+        for entry in state.log
+    ]
     # Once the fight is over its rolls stand (spend_fate refuses): no Fate buttons.
     fate_roll = state.fate_roll if encounter.status != Encounter.Status.FINISHED else None
     if shared:

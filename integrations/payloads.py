@@ -16,6 +16,7 @@ from typing import Any
 from django.utils import timezone
 
 from combat.models import CombatLogEntry, Participant
+from combat.outcome import AttackOutcome, ManeuverOutcome, Outcome, Wounds
 from integrations.models import WebhookEndpoint
 from sheets.models import Character
 
@@ -29,9 +30,6 @@ KIND_EVENTS: dict[str, str] = {
     CombatLogEntry.Kind.START: "encounter.started",
     CombatLogEntry.Kind.FINISH: "encounter.finished",
 }
-
-#: What a visible roll's result may carry (the engine's own field names).
-ROLL_FIELDS = ("pro", "dif", "roll", "degree", "abbr", "success", "maneuver", "condition")
 
 
 def envelope(event_type: str, data: dict[str, Any], at: datetime | None = None) -> dict[str, Any]:
@@ -87,21 +85,38 @@ def combat_data(entry: CombatLogEntry) -> dict[str, Any]:
     if redacted:
         return data
     if entry.kind in (CombatLogEntry.Kind.ROLL, CombatLogEntry.Kind.STAMINA):
-        result = entry.payload.get("result", {})
-        data["result"] = {k: result[k] for k in ROLL_FIELDS if k in result}
-        if "pro" in result and "dif" in result:
-            data["result"]["pvd"] = f"{result['pro']}v{result['dif']}"
-        data["result"]["hits"] = [h.get("damage") for h in result.get("hits", [])]
-        data["result"]["damage"] = sum(h.get("damage", 0) for h in result.get("hits", []))
-        if result.get("wounds"):
-            data["wounds"] = _wounds(result["wounds"])
+        outcome = entry.outcome
+        data["result"] = _shown(outcome)
+        if isinstance(outcome, AttackOutcome) and outcome.wounds is not None:
+            data["wounds"] = _wounds(outcome.wounds)
         data["physical"] = entry.physical
     return data
 
 
-def _wounds(w: dict[str, Any]) -> dict[str, Any]:
-    keep = ("vit_loss", "vitality", "grievous", "down")
-    return {k: w[k] for k in keep if k in w}
+def _shown(outcome: Outcome | None) -> dict[str, Any]:
+    """What a visible roll's result carries, with the engine's own field names: the check, a
+    maneuver's condition, the damage of each hit and their sum."""
+    shown: dict[str, Any] = {}
+    if outcome is not None:
+        shown.update(
+            pro=outcome.pro,
+            dif=outcome.dif,
+            roll=outcome.roll,
+            degree=outcome.degree.value,
+            abbr=outcome.abbr,
+            success=outcome.success,
+        )
+        if isinstance(outcome, ManeuverOutcome):
+            shown.update(maneuver=outcome.maneuver, condition=outcome.condition)
+        shown["pvd"] = outcome.pvd
+    hits = outcome.hits if isinstance(outcome, AttackOutcome) else ()
+    shown["hits"] = [h.damage for h in hits]
+    shown["damage"] = sum(h.damage for h in hits)
+    return shown
+
+
+def _wounds(w: Wounds) -> dict[str, Any]:
+    return {"vit_loss": w.vit_loss, "vitality": w.vitality, "grievous": w.grievous, "down": w.down}
 
 
 class _NoOne:
@@ -254,15 +269,16 @@ def chat_message(event: dict[str, Any]) -> dict[str, Any]:
     data = event["data"]
     text = chat_sentence(event)
     fields = []
-    result = data.get("result") or {}
+    # The event's own "result" (combat_data's, as sent): not the stored outcome.
+    shown = data.get("result") or {}
     for name, value in (
         ("Who", data.get("participant")),
         ("Against", data.get("target")),
-        ("PvD", result.get("pvd")),
-        ("Roll", result.get("roll")),
-        ("Degree", (result.get("degree") or "").replace("_", " ") or None),
-        ("Hits", ", ".join(str(h) for h in result.get("hits", [])) or None),
-        ("Damage", result.get("damage") if result.get("hits") else None),
+        ("PvD", shown.get("pvd")),
+        ("Roll", shown.get("roll")),
+        ("Degree", (shown.get("degree") or "").replace("_", " ") or None),
+        ("Hits", ", ".join(str(h) for h in shown.get("hits", [])) or None),
+        ("Damage", shown.get("damage") if shown.get("hits") else None),
     ):
         if value not in (None, ""):
             fields.append({"name": name, "value": discord_escape(str(value)), "inline": True})

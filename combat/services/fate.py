@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.outcome import StaminaOutcome
 from combat.services.resolution import (
     apply_resolution,
     apply_stamina,
@@ -134,9 +135,9 @@ def undo_last(*, encounter: Encounter, actor: User) -> CombatLogEntry:
                 reverts=t,
                 participant=t.participant,
                 declaration=t.declaration,
-                involves=tuple(rows.participants.get(pk) for pk in t.payload.get("involves", [])),
+                involves=tuple(rows.participants.get(pk) for pk in t.involves),
                 text=f"Undone: {t.text}",
-                public_text=f"Undone: {t.payload.get('public_text', t.kind)}",
+                public_text=f"Undone: {t.public_text}",
             )
             for t, ch in steps
         ]
@@ -150,7 +151,7 @@ def undo_last(*, encounter: Encounter, actor: User) -> CombatLogEntry:
 
 def _fate_spend_of(entry: CombatLogEntry) -> CombatLogEntry | None:
     """The Fate entry that made ``entry`` a re-roll, if it is one."""
-    original = entry.payload.get("reroll_of") if entry.kind in (Kind.ROLL, Kind.STAMINA) else None
+    original = entry.reroll_of if entry.kind in (Kind.ROLL, Kind.STAMINA) else None
     if original is None:
         return None
     spend = (
@@ -240,13 +241,13 @@ def spend_fate(
         if action == omg.FateAction.REVOKE:
             # The attack stays spent: revoked, not merely undone.
             ch.set(decl, "status", Declaration.Status.CANCELLED.value)
-        involves = tuple(rows.participants.get(pk) for pk in entry.payload.get("involves", []))
+        involves = tuple(rows.participants.get(pk) for pk in entry.involves)
         verb = "re-rolls" if action == omg.FateAction.REROLL else "revokes"
         ch3 = Changes()
         if action == omg.FateAction.REROLL:
             # Resolved again before anything is saved: the attack is never seen open in the
             # database, where another open attack of the same attacker may exist.
-            result, text, public = apply_resolution(rows, decl, value, ch3)
+            outcome, text, public = apply_resolution(rows, decl, value, ch3)
         fate_entry = log(
             rows,
             Kind.FATE,
@@ -275,7 +276,7 @@ def spend_fate(
             physical=physical,
             text=f"Re-roll: {text}",
             public_text=f"Re-roll: {public}",
-            result=result,
+            result=outcome.as_payload(),
             reroll_of=entry.pk,
         )
         return fate_entry, new
@@ -307,7 +308,9 @@ def _spend_on_stamina(
     ch2 = Changes()
     if action == omg.FateAction.REROLL:
         # Its own sheet, locked above: the test reads NRV and VGR.
-        result, text, public = apply_stamina(p, int(entry.payload["result"]["dif"]), value, ch2)
+        first = entry.outcome
+        assert isinstance(first, StaminaOutcome)  # a Stamina test's entry (spend_fate checked)
+        stamina, text, public = apply_stamina(p, first.dif, value, ch2)
     fate_entry = log(
         rows,
         Kind.FATE,
@@ -333,7 +336,7 @@ def _spend_on_stamina(
         physical=physical,
         text=f"Re-roll: {text}",
         public_text=f"Re-roll: {public}",
-        result=result,
+        result=stamina.as_payload(),
         reroll_of=entry.pk,
     )
     return fate_entry, new

@@ -1,15 +1,19 @@
 """Resolving a declaration (the roll, wounds, maneuvers, Epic checks), Stamina tests, and the
-GM's manual damage and healing."""
+GM's manual damage and healing. Each roll's outcome is built once here (combat/outcome.py) and
+told in words by combat/perspective.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from combat import conditions as condition_rules
+from combat import perspective
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
+from combat.outcome import AttackOutcome, ManeuverOutcome, StaminaOutcome, StrikeOutcome, Wounds
 from combat.services.attacks import in_hand, is_feinted, setup, weight
 from combat.services.rows import (
     Changes,
@@ -49,7 +53,7 @@ def roll_value(roll: int | None, rng: random.Random | None) -> tuple[int, bool]:
 
 def _wound(
     rows: Rows, ch: Changes, t: Participant, zone: BodyZone, damages: list[int], wear: int
-) -> dict[str, Any]:
+) -> Wounds:
     """Hits on a zone in order, then the armor wear; Vitality, grievous wound, Stamina test
     prompt and "down" follow the rules (rules.engine.omg.take_damage)."""
     c = t.character
@@ -72,7 +76,7 @@ def _wound(
         ch.set(c, "vitality", c.vitality - lost)
     if lost and vit == 0 and t.state == Participant.State.ACTIVE:
         ch.set(t, "state", Participant.State.DOWN.value)
-    return {"vit_loss": lost, "vitality": c.vitality, "grievous": grievous, "down": vit == 0}
+    return Wounds(vit_loss=lost, vitality=c.vitality, grievous=grievous, down=vit == 0)
 
 
 def _epic(rows: Rows, ch: Changes, c: Character, discipline: str | None, check: Any) -> None:
@@ -90,7 +94,9 @@ def _epic(rows: Rows, ch: Changes, c: Character, discipline: str | None, check: 
 
 def apply_resolution(
     rows: Rows, decl: Declaration, value: int, ch: Changes
-) -> tuple[dict[str, Any], str, str]:
+) -> tuple[AttackOutcome, str, str]:
+    """The declaration ``decl`` rolled ``value``, its effects into ``ch``: returns its outcome,
+    the log's text and the public text."""
     enc = rows.encounter
     a_p = rows.participants[decl.attacker_id]
     t_p = rows.participants[decl.target_id]
@@ -98,8 +104,6 @@ def apply_resolution(
     zone = rows.zones.get(decl.zone_id) if decl.zone_id else None
     declared = rows.weapons.get(decl.weapon_id) if decl.weapon_id else None
     weapon = in_hand(a_p, declared)
-    # Disarmed since the declaration: made without it (docs/rules.md, "Disarm").
-    without = f", without {declared.name} (disarmed)" if declared and weapon is None else ""
     if decl.zone_id and zone is None:
         raise CombatConflict("The targeted zone no longer exists.")
     levels = {(d.character_id, d.name): d.level for d in rows.disciplines.values()}
@@ -119,12 +123,23 @@ def apply_resolution(
         conditions.pop(omg.Condition.FEINTED.value, None)
         ch.set(t_p, "conditions", conditions)
     ch.set(decl, "status", Declaration.Status.RESOLVED.value)
-    where = f"'s {zone.name}" if zone else ""
+    scene = perspective.Scene(
+        attacker=a.name,
+        target=t.name,
+        action=decl.action,
+        defense=decl.defense,
+        zone=zone.name if zone else None,
+        weapon=weapon.name if weapon else None,
+        # Disarmed since the declaration: made without it (docs/rules.md, "Disarm").
+        disarmed_of=declared.name if declared and weapon is None else None,
+        feinted=feinted,
+    )
+    outcome: AttackOutcome
     if s.attacker is not None and s.defender is not None:
         r = omg.strike(s.attacker, s.defender, value)
-        result: dict[str, Any] = r.as_dict()
+        wounds = None
         if zone is not None and r.hits:
-            result["wounds"] = _wound(rows, ch, t_p, zone, [h.damage for h in r.hits], r.armor_wear)
+            wounds = _wound(rows, ch, t_p, zone, [h.damage for h in r.hits], r.armor_wear)
         elif zone is not None and r.armor_wear:
             ch.set(zone, "arm", r.arm_after)
         if weapon is not None and r.weapon_wear:
@@ -134,33 +149,8 @@ def apply_resolution(
             # through a hundred parries got a 500 from the database's check).
             ch.set(t_p, "counterattacks", min(t_p.counterattacks + 1, MAX_COUNTERATTACKS))
         _epic(rows, ch, a, weapon_discipline(weapon.category) if weapon else None, r.check)
-        label = r.degree.label + (f" ({r.check.abbr})" if r.check.abbr else "")
-        parts = [f"{a.name} {decl.action} strike at {t.name}{where}{without} vs {decl.defense}"]
-        parts.append(f"{r.check.pvd}, rolled {value}: {label}.")
-        if r.hits:
-            dmg = " + ".join(str(h.damage) for h in r.hits)
-            parts.append(f"{len(r.hits)} hit{'s' if len(r.hits) > 1 else ''}, {dmg} damage.")
-            w = result.get("wounds", {})
-            if w.get("vit_loss"):
-                parts.append(f"{t.name} loses {w['vit_loss']} Vitality.")
-            if w.get("grievous"):
-                parts.append("Grievous wound: Stamina test!")
-            if w.get("down"):
-                parts.append(f"{t.name} is down.")
-        if r.armor_wear:
-            parts.append("Armor destroyed." if r.armor_destroyed else "Armor worn by 1.")
-        if r.weapon_wear:
-            parts.append(
-                f"{weapon.name} destroyed." if r.weapon_destroyed else f"{weapon.name} loses 1 DMG."  # type: ignore[union-attr]  # a destroyed or worn weapon is one the strike used
-            )
-        if r.counterattack:
-            parts.append(f"{t.name} gains a counterattack.")
-        if feinted:
-            parts.append("The feint left no Melee defense.")
-        public = f"{a.name} {decl.action} strike at {t.name}{where}: " + (
-            "hit." if r.hits else "miss."
-        )
-        return result, " ".join(parts), public
+        outcome = StrikeOutcome.of(r, wounds)
+        return outcome, *perspective.log_texts(outcome, scene)
     kind = omg.Maneuver(decl.action)
     m = omg.maneuver(
         kind,
@@ -182,22 +172,13 @@ def apply_resolution(
         arm=zone.arm if zone else 0,
         arm_bonus=zone.arm_bonus if zone else 0,
     )
-    result = {
-        **m.check.as_dict(),
-        "maneuver": kind.value,
-        "condition": m.condition.value if m.condition else None,
-        "too_heavy": m.too_heavy,
-        "stamina_test": m.stamina_test,
-        "shove_yards": m.shove_yards,
-        "hits": [],
-    }
     if m.condition is not None:
         # Each maneuver's condition lasts as docs/rules.md ("Conditions") reads the seed.
         key, info = condition_rules.entry(m.condition.value, round_=enc.round, by=a_p.pk)
         ch.set(t_p, "conditions", {**t_p.conditions, key: info})
+    wounds = None
     if m.hit is not None and zone is not None:
-        result["hits"] = [{"roll": m.hit.roll, "damage": m.hit.damage, "raw": m.hit.raw}]
-        result["wounds"] = _wound(rows, ch, t_p, zone, [m.hit.damage], m.hit.armor_wear)
+        wounds = _wound(rows, ch, t_p, zone, [m.hit.damage], m.hit.armor_wear)
     if m.stamina_test:
         ch.set(t_p, "stamina_due", True)
     # The declared defense's own effect, as against a strike (docs/rules.md, "Maneuvers").
@@ -205,42 +186,18 @@ def apply_resolution(
         ch.set(weapon, "dmg", m.weapon_dmg_after)
     if m.counterattack:
         ch.set(t_p, "counterattacks", min(t_p.counterattacks + 1, MAX_COUNTERATTACKS))
-    result.update(
-        counterattack=m.counterattack,
-        weapon_wear=m.weapon_wear if weapon is not None else 0,
-        weapon_dmg_after=m.weapon_dmg_after if weapon is not None else None,
-        weapon_destroyed=m.weapon_destroyed and weapon is not None,
-    )
     _epic(rows, ch, a, MELEE_COMBAT, m.check)
-    label = m.check.degree.label + (f" ({m.check.abbr})" if m.check.abbr else "")
-    against = "Focus" if kind is omg.Maneuver.FEINT else decl.defense
-    text = f"{a.name} tries to {kind.value} {t.name}{without} vs {against}, {m.check.pvd}, "
-    text += f"rolled {value}: {label}."
-    if m.too_heavy:
-        text += f" {t.name} is too heavy: no effect."
-    elif m.condition is not None:
-        text += f" {t.name} is {m.condition.value}."
-        if m.hit is not None:
-            text += f" {m.hit.damage} damage; Stamina test!"
-        if m.shove_yards:
-            text += f" Shoved {m.shove_yards} yd."
-        if m.condition is omg.Condition.DISARMED:
-            text += _declared_without(t_p)
-    if weapon is not None and m.weapon_wear:
-        text += (
-            f" {weapon.name} destroyed." if m.weapon_destroyed else f" {weapon.name} loses 1 DMG."
-        )
-    if m.counterattack:
-        text += f" {t.name} gains a counterattack."
-    if feinted:
-        text += " The feint left no Melee defense."
-    outcome = f"{t.name} is {m.condition.value}." if m.condition else "no effect."
-    return result, text, f"{a.name} tries to {kind.value} {t.name}: {outcome}"
+    outcome = ManeuverOutcome.of(
+        m, wounds=wounds, on_zone=zone is not None, with_weapon=weapon is not None
+    )
+    if m.condition is omg.Condition.DISARMED:
+        scene = dataclasses.replace(scene, target_declared_with=_declared_with(t_p))
+    return outcome, *perspective.log_texts(outcome, scene)
 
 
-def _declared_without(p: Participant) -> str:
-    """The log's word on ``p``'s attack already declared with a weapon, which a disarm
-    leaves to be made without it."""
+def _declared_with(p: Participant) -> str | None:
+    """The weapon of ``p``'s attack already declared, which a disarm leaves to be made
+    without it (None without one)."""
     waiting = (
         Declaration.objects.filter(
             attacker_id=p.pk,
@@ -251,8 +208,8 @@ def _declared_without(p: Participant) -> str:
         .first()
     )
     if waiting is None or waiting.weapon is None:
-        return ""
-    return f" {p.name}'s attack already declared goes on without {waiting.weapon.name}."
+        return None
+    return waiting.weapon.name
 
 
 def resolve(
@@ -288,7 +245,7 @@ def apply_roll(
         raise CombatError("Wait for the defense before rolling.")
     ch = Changes()
     try:
-        result, text, public = apply_resolution(rows, decl, value, ch)
+        outcome, text, public = apply_resolution(rows, decl, value, ch)
     except RulesError as exc:
         raise CombatError(str(exc)) from exc
     return log(
@@ -303,7 +260,7 @@ def apply_roll(
         physical=physical,
         text=text,
         public_text=public,
-        result=result,
+        result=outcome.as_payload(),
     )
 
 
@@ -341,7 +298,7 @@ def stamina_check(
                 "already rolled."
             )
         ch = Changes()
-        result, text, public = apply_stamina(p, dif, value, ch)
+        outcome, text, public = apply_stamina(p, dif, value, ch)
         return log(
             rows,
             Kind.STAMINA,
@@ -353,25 +310,22 @@ def stamina_check(
             physical=physical,
             text=text,
             public_text=public,
-            result=result,
+            result=outcome.as_payload(),
         )
 
 
 def apply_stamina(
     p: Participant, dif: int, value: int, ch: Changes
-) -> tuple[dict[str, Any], str, str]:
+) -> tuple[StaminaOutcome, str, str]:
     """The Stamina test of ``p`` (its sheet locked) rolled ``value`` against ``dif``, into
-    ``ch``: no longer due, and knocked out on a failure. Returns the result, the text and the
+    ``ch``: no longer due, and knocked out on a failure. Returns the outcome, the text and the
     public text (also a Fate re-roll's, against the same DIF)."""
     c = p.character
-    result = omg.stamina_test(c.nrv + c.vgr, dif, value)
+    outcome = StaminaOutcome(check=omg.stamina_test(c.nrv + c.vgr, dif, value))
     ch.set(p, "stamina_due", False)
-    if not result.success and p.state == Participant.State.ACTIVE:
+    if not outcome.success and p.state == Participant.State.ACTIVE:
         ch.set(p, "state", Participant.State.UNCONSCIOUS.value)
-    verdict = "stays conscious" if result.success else "is knocked out"
-    against = stamina_dif_label(dif)
-    text = f"{p.name}'s Stamina test against {against}, {result.pvd}, rolled {value}: {verdict}."
-    return result.as_dict(), text, f"{p.name}'s Stamina test against {against}: {verdict}."
+    return outcome, *perspective.stamina_texts(p.name, outcome)
 
 
 def _stamina_dif(difficulty: object) -> int:
@@ -389,12 +343,6 @@ def _stamina_dif(difficulty: object) -> int:
             explains=True,
         )
     return difficulty
-
-
-def stamina_dif_label(dif: int) -> str:
-    """``"Ambitious 30"``, or ``"DIF 25"`` between the GM's categories."""
-    name = omg.difficulty_category(dif)
-    return f"{name} {dif}" if name else f"DIF {dif}"
 
 
 def require_not_over(encounter: Encounter) -> None:
@@ -428,9 +376,8 @@ def adjust_zone(
         ch = Changes()
         c = p.character
         if amount > 0:
-            info = _wound(rows, ch, p, z, [amount], 0)
-            text = f"GM: {amount} damage to {c.name}'s {z.name}"
-            text += f", {info['vit_loss']} Vitality lost." if info["vit_loss"] else "."
+            wounds = _wound(rows, ch, p, z, [amount], 0)
+            text, public = perspective.damage_texts(c.name, z.name, amount, wounds)
             kind = Kind.DAMAGE
         else:
             max_vit = omg.derived(aptitudes_of(c), bzf=c.bzf).vit
@@ -445,8 +392,7 @@ def adjust_zone(
             ch.set(z, "wounds", h.zone.wounds)
             if h.vit_gain:
                 ch.set(c, "vitality", c.vitality + h.vit_gain)
-            text = f"GM: {c.name}'s {z.name} healed by {h.healed}"
-            text += f", {h.vit_gain} Vitality back." if h.vit_gain else "."
+            text, public = perspective.healing_texts(c.name, z.name, h.healed, h.vit_gain)
             kind = Kind.HEAL
         if not ch:
             raise CombatError("That changes nothing.")
@@ -458,5 +404,5 @@ def adjust_zone(
             participant=p,
             involves=(p,),
             text=text,
-            public_text=f"GM: {c.name}'s {z.name} {'wounded' if amount > 0 else 'healed'}.",
+            public_text=public,
         )

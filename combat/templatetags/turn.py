@@ -19,7 +19,7 @@ def turn_dock(context: template.Context) -> dict[str, Any]:
             shared=bool(context.get("shared")),
             is_gm=bool(context.get("is_gm")),
             running=bool(context.get("running")),
-            declared={d.attacker_id for d in context.get("declarations") or []},
+            declared={d.decl.attacker_id for d in context.get("declarations") or []},
         ),
         "encounter": context["encounter"],
         "actions": context.get("actions"),
