@@ -21,14 +21,13 @@ from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from checks import services
+from checks import access, services
 from checks.models import Check, CheckCall, CheckRequest
 from checks.services import CheckConflict, Target
 from rules.engine import omg
 from sheets import fields
 from sheets.http import signed_in
 from sheets.ids import parse_id
-from sheets.models import Campaign, Character
 from sheets.randomness import server_rng
 
 
@@ -252,20 +251,6 @@ def _id(raw: Any) -> int:
     return pk
 
 
-def _campaign(request: Request, pk: Any) -> Campaign:
-    campaign = Campaign.objects.for_user(request.user).filter(pk=_id(pk)).first()
-    if campaign is None:
-        raise NotFound()
-    return campaign
-
-
-def _character(request: Request, pk: Any) -> Character:
-    character = Character.objects.select_related("campaign").filter(pk=_id(pk)).first()
-    if character is None or not character.is_visible_to(request.user):
-        raise NotFound()
-    return character
-
-
 # --- Views ---------------------------------------------------------------------------------------
 
 
@@ -290,22 +275,8 @@ class CheckViewSet(_ChecksViewSet):
     serializer_class = FateBody  # the body it reads (and what OPTIONS describes)
     lookup_value_regex = r"[0-9]+"  # anything else is the 404 of a missing id
 
-    def get_queryset(self) -> QuerySet[Check]:
-        return Check.objects.filter(
-            campaign__in=Campaign.objects.for_user(self.request.user)
-        ).select_related("campaign", "character", "roller")
-
     def _get(self, raw: str) -> Check:
-        pk = _id(raw)
-        check = self.get_queryset().filter(pk=pk).first()
-        if (
-            check is None
-            or not Check.objects.visible_to(self.request.user, check.campaign)
-            .filter(pk=pk)
-            .exists()
-        ):
-            raise NotFound()
-        return check
+        return access.get_check(self.request.user, _id(raw))
 
     @extend_schema(responses=_responses(OpenApiResponse(description="The check.")))
     def retrieve(self, request: Request, pk: str) -> Response:
@@ -348,7 +319,7 @@ class CharacterCheckViewSet(_ChecksViewSet):
 
     @extend_schema(request=RollBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request, character_pk: str) -> Response:
-        character = _character(request, character_pk)
+        character = access.get_character(request.user, _id(character_pk), write=True)
         d = self.body()
         target = _target(d)
         check = _run(
@@ -371,7 +342,7 @@ class CampaignCheckViewSet(_ChecksViewSet):
 
     @extend_schema(responses=_responses(OpenApiResponse(description="The log.")))
     def list(self, request: Request, campaign_pk: str) -> Response:
-        campaign = _campaign(request, campaign_pk)
+        campaign = access.get_campaign(request.user, _id(campaign_pk))
         checks = (
             Check.objects.visible_to(request.user, campaign)
             .select_related("campaign", "character", "roller")
@@ -382,7 +353,7 @@ class CampaignCheckViewSet(_ChecksViewSet):
     @extend_schema(request=None, responses=_responses(OpenApiResponse(description="")))
     @action(detail=False, methods=["post"])
     def undo(self, request: Request, campaign_pk: str) -> Response:
-        campaign = _campaign(request, campaign_pk)
+        campaign = access.get_campaign(request.user, _id(campaign_pk), write=True)
         EmptyBody(data=request.data or {}).is_valid(raise_exception=True)
         check = _run(services.undo_latest, user=request.user, campaign=campaign)
         return Response(_out(request, Check.objects.get(pk=check.pk)))
@@ -405,19 +376,13 @@ class CheckCallViewSet(_ChecksViewSet):
 
     @extend_schema(responses=_responses(OpenApiResponse(description="")))
     def retrieve(self, request: Request, pk: str) -> Response:
-        call = CheckCall.objects.select_related("campaign").filter(pk=_id(pk)).first()
-        if call is None or not (
-            call.campaign.is_member(request.user) or call.campaign.is_gm(request.user)
-        ):
-            raise NotFound()
-        if not call.campaign.is_gm(request.user):
-            raise DRFPermissionDenied("Only the GM reads a call's answers.")
+        call = access.get_call(request.user, _id(pk))
         return Response(call_data(call, request))
 
     @extend_schema(request=CallBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request) -> Response:
         d = self.body()
-        campaign = _campaign(request, d["campaign"])
+        campaign = access.get_campaign(request.user, _id(d["campaign"]), write=True)
         if d["everyone"]:
             chosen = list(
                 campaign.characters.filter(is_npc=False, copied_from=None, fight_only=False)
@@ -468,17 +433,12 @@ class CheckRequestViewSet(_ChecksViewSet):
     @extend_schema(request=AnswerBody, responses=_responses(OpenApiResponse(description=""), 201))
     @action(detail=True, methods=["post"])
     def answer(self, request: Request, pk: str) -> Response:
-        asked = CheckRequest.objects.select_related("call__campaign", "character").filter(
-            pk=_id(pk)
-        )
-        first = asked.first()
-        if first is None or not first.character.is_visible_to(request.user):
-            raise NotFound()
+        asked = access.get_request(request.user, _id(pk))
         d = self.body()
         check = _run(
             services.answer,
             user=request.user,
-            request=first,
+            request=asked,
             rng=server_rng(),
             roll=d.get("roll"),
             aptitude=d["aptitude"],
@@ -504,7 +464,7 @@ class ResourceViewSet(_ChecksViewSet):
 
     @extend_schema(request=ResourceBody, responses=_responses(OpenApiResponse(description=""), 201))
     def create(self, request: Request, character_pk: str) -> Response:
-        character = _character(request, character_pk)
+        character = access.get_character(request.user, _id(character_pk), write=True)
         d = self.body()
         change = _run(
             services.change_resource,

@@ -145,8 +145,9 @@ def test_a_secret_rolls_news_goes_to_the_gms_stream_and_no_players(client, table
     # The roller's pages only hear that their prompt is gone; the other player hears nothing.
     assert out["roller"] == "event: prompts\ndata: \n\n"
     assert out["roller_after"] and out["other"]
+    # The call's answers are the GM's: the asked player is refused them (checks/access.py).
     client.force_login(table.owner)
-    assert client.get(reverse("checks:call_detail", args=[call.pk])).status_code == 404
+    assert client.get(reverse("checks:call_detail", args=[call.pk])).status_code == 403
 
 
 @pytest.mark.django_db(transaction=True)
