@@ -3,7 +3,7 @@ Fate and undo, the campaign's check log with the GM's calls, a player's prompts,
 
 Every action is a plain POST form that also works without JavaScript (it redirects); with htmx
 it answers with the partial it changed. The GM's results and the players' prompts are fetched
-again when the campaign's live stream says they changed (combat/live/campaign.py)."""
+again when the campaign's live stream says they changed (checks/live.py)."""
 
 from __future__ import annotations
 

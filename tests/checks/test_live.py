@@ -18,11 +18,11 @@ from django.db import transaction
 from django.test import AsyncClient
 from django.urls import reverse
 
+from checks import live as campaign
 from checks import services
 from checks.models import CheckCall
 from combat import services as combat_services
-from combat.live import campaign
-from combat.live.push import flush_pushes
+from live.pusher import flush_pushes
 from tests.combat.test_live_feed import received
 from tests.combat.test_live_multiprocess import redis_url
 from tests.factories import make_campaign, make_user

@@ -6,7 +6,7 @@ campaign in one process share one :class:`CampaignFeed`, the only listener on th
 group (:func:`group_name`), as an encounter's streams share its broadcaster:
 
 - A change is **one message per campaign** (checks.signals.calls_changed, after the commit,
-  handed to push.Pusher: off the request's thread, in order). It names, for each user whose
+  handed to live.pusher.Pusher: off the request's thread, in order). It names, for each user whose
   pages are out of date, what to fetch again, never what happened: ``prompts`` (the calls
   waiting for the viewer's characters) or ``call-<id>`` (the GM's results of one call). Each
   feed hands every stream of a named user its events, and nothing to anyone else's: a
@@ -26,7 +26,7 @@ group (:func:`group_name`), as an encounter's streams share its broadcaster:
 Every stream starts with ``hello``, on which the page fetches its fragments: what changed
 between drawing the page and opening the stream (or while a lost stream reconnected) is
 caught up. Opening waits its turn and is refused with 503 while the channel layer cannot be
-reached, as the encounters' streams are (combat.live.stream)."""
+reached, as the encounters' streams are (live.streams)."""
 
 from __future__ import annotations
 
@@ -43,11 +43,17 @@ from channels.layers import get_channel_layer
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 
 from checks.signals import calls_changed
-from combat.live.broadcast import HEARTBEAT_SECONDS, give_back_connections
-from combat.live.push import pusher
-from combat.live.sse import GONE, HEARTBEAT, Message
-from combat.live.stream import SUBSCRIBE_SECONDS, live_unavailable, opening, sse_response
 from config.throttling import CACHE_ERRORS
+from live.pusher import pusher
+from live.sse import GONE, HEARTBEAT, Message
+from live.streams import (
+    HEARTBEAT_SECONDS,
+    SUBSCRIBE_SECONDS,
+    give_back_connections,
+    live_unavailable,
+    opening,
+    sse_response,
+)
 from sheets.models import Campaign, Membership
 
 logger = logging.getLogger(__name__)
@@ -70,7 +76,7 @@ def group_name(campaign_id: int) -> str:
 
 def push_news(sender: Any, *, campaign_id: int, news: dict[int, set[str]], **_: Any) -> None:
     """calls_changed listener (after the commit): one message to the campaign's feeds, sent
-    off the request's thread (push.Pusher). The users are pairs, not a map: a channel layer's
+    off the request's thread (live.pusher.Pusher). The users are pairs, not a map: a channel layer's
     message keys are strings."""
     if get_channel_layer() is None or not news:
         return
@@ -87,7 +93,7 @@ def wake(campaign_id: int) -> None:
 
 
 def connect_news() -> None:
-    """Subscribe :func:`push_news` to the checks' news (done once, in CombatConfig.ready)."""
+    """Subscribe :func:`push_news` to the checks' news (done once, in ChecksConfig.ready)."""
     calls_changed.connect(push_news, dispatch_uid="live-campaign-news")
 
 
