@@ -36,12 +36,13 @@ import contextvars
 import logging
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from checks.access import get_campaign
 from checks.signals import calls_changed
 from config.throttling import CACHE_ERRORS
 from live.pusher import pusher
@@ -55,6 +56,9 @@ from live.streams import (
     sse_response,
 )
 from sheets.models import Campaign, Membership
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -282,15 +286,14 @@ def campaign_feed(campaign_id: int) -> CampaignFeed:
     return found
 
 
-def _viewer(request: HttpRequest, pk: int) -> Any:
+def _viewer(request: HttpRequest, pk: int) -> User | None:
     """The viewer if they are the campaign's GM or one of its players (None: anonymous; 404:
     anyone else), read on the request's thread, whose connection then goes back at once."""
     try:
         user = request.user
         if not user.is_authenticated:
             return None
-        if not Campaign.objects.for_user(user).filter(pk=pk).exists():
-            raise Http404("No such campaign.")
+        get_campaign(user, pk)  # 404 to anyone but its GM and players
         return user
     finally:
         give_back_connections()
