@@ -48,9 +48,9 @@ from rest_framework.request import Request  # noqa: E402
 from rest_framework.response import Response  # noqa: E402
 
 from combat import services  # noqa: E402
-from combat.live.push import flush_pushes  # noqa: E402
 from combat.models import Encounter, Participant  # noqa: E402
 from combat.views import encounter_context  # noqa: E402
+from live.pusher import flush_pushes  # noqa: E402
 from sheets.models import BodyZone, Character  # noqa: E402
 from tests.factories import make_campaign, make_thug, make_user, make_ysolde  # noqa: E402  # noqa: E402
 

@@ -6,7 +6,7 @@ as the combat log does."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -15,13 +15,16 @@ from django.db.models import Q
 from rules.engine import omg
 from sheets.models import Campaign, Character
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
 KIND_CHOICES = [(k.value, k.value.capitalize()) for k in omg.CheckKind]
 DEGREE_CHOICES = [(d.value, d.label) for d in omg.Degree]
 COMPOSITE_CHOICES = [(c.abbr, c.name) for c in omg.COMPOSITES]
 
 
 class CheckQuerySet(models.QuerySet["Check"]):
-    def visible_to(self, user: Any, campaign: Campaign) -> CheckQuerySet:
+    def visible_to(self, user: User | AnonymousUser, campaign: Campaign) -> CheckQuerySet:
         """The GM sees every check; a player every open one of a character they may see (not an
         NPC the GM keeps to themself: docs/security.md, "Who sees an NPC"), and their own secret
         ones (which say only that they were made: the result stays the GM's)."""

@@ -28,7 +28,7 @@ def announce(check: Check) -> None:
     )
 
 
-#: Sent once a change to the GM's calls commits, for the live feed (combat.live.campaign):
+#: Sent once a change to the GM's calls commits, for the live feed (checks.live):
 #: ``campaign_id``, and ``news``: for each user whose open pages are out of date, what to
 #: fetch again (:data:`PROMPTS`, the calls waiting for their characters; ``call-<id>``, the
 #: GM's results of one call). It carries no result, not even a secret roll's: the pages fetch

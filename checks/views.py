@@ -3,7 +3,7 @@ Fate and undo, the campaign's check log with the GM's calls, a player's prompts,
 
 Every action is a plain POST form that also works without JavaScript (it redirects); with htmx
 it answers with the partial it changed. The GM's results and the players' prompts are fetched
-again when the campaign's live stream says they changed (combat/live/campaign.py)."""
+again when the campaign's live stream says they changed (checks/live.py)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,16 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse, QueryDict
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from checks import services
+from checks import access, services
 from checks.forms import AnswerForm, CallForm, ResourceForm, RollForm, TargetForm
-from checks.models import Check, CheckCall, CheckRequest, ResourceChange
+from checks.models import Check, CheckCall, ResourceChange
 from checks.services import CheckConflict, Target
 from rules.engine import omg
-from sheets.access import get_campaign_for_user, get_character_for_user
 from sheets.http import AuthedRequest
 from sheets.ids import parse_id
 from sheets.models import Campaign, Character, Discipline
@@ -55,7 +54,7 @@ def odds_rows(spec: omg.SheetCheck) -> list[dict[str, Any]]:
     ]
 
 
-def _choice(data: Any, character: Character) -> dict[str, Any]:
+def _choice(data: QueryDict, character: Character) -> dict[str, Any]:
     """What the form asks for, as typed (for drawing the form again)."""
     kind = data.get("kind") or "aptitude"
     return {
@@ -84,7 +83,7 @@ def _target(choice: dict[str, Any], number: int | None) -> Target:
 
 
 def _form_context(
-    request: AuthedRequest, character: Character, data: Any, form: TargetForm
+    request: AuthedRequest, character: Character, data: QueryDict, form: TargetForm
 ) -> dict[str, Any]:
     choice = _choice(data, character)
     if choice["kind"] == "discipline" and not choice["discipline"]:
@@ -131,7 +130,7 @@ def _form_context(
 @login_required
 def check_roll(request: AuthedRequest, pk: int) -> HttpResponse:
     """GET: choose what to roll and against what, with the exact odds; POST: roll it."""
-    character = get_character_for_user(request, pk, write=True, rows=False)
+    character = access.get_character(request.user, pk, write=True)
     if request.method == "GET":
         ctx = _form_context(request, character, request.GET, TargetForm(request.GET))
         if request.htmx:
@@ -163,18 +162,6 @@ def check_roll(request: AuthedRequest, pk: int) -> HttpResponse:
     return redirect("checks:check_detail", pk=check.pk)
 
 
-def _get_check(request: AuthedRequest, pk: int) -> Check:
-    check = get_object_or_404(
-        Check.objects.select_related("campaign", "character", "roller"), pk=pk
-    )
-    campaign = check.campaign
-    if not (campaign.is_gm(request.user) or campaign.is_member(request.user)):
-        raise Http404("No such check.")
-    if not Check.objects.visible_to(request.user, campaign).filter(pk=pk).exists():
-        raise Http404("No such check.")
-    return check
-
-
 def _result_context(request: AuthedRequest, check: Check) -> dict[str, Any]:
     campaign = check.campaign
     is_gm = campaign.is_gm(request.user)
@@ -195,14 +182,14 @@ def _result_context(request: AuthedRequest, check: Check) -> dict[str, Any]:
 @login_required
 @require_safe
 def check_detail(request: AuthedRequest, pk: int) -> HttpResponse:
-    check = _get_check(request, pk)
+    check = access.get_check(request.user, pk)
     return render(request, "checks/result.html", _result_context(request, check))
 
 
 @login_required
 @require_POST
 def check_fate(request: AuthedRequest, pk: int) -> HttpResponse:
-    check = _get_check(request, pk)
+    check = access.get_check(request.user, pk)
     spender = (
         check.campaign.characters.filter(pk=spender_pk).first()
         if (spender_pk := parse_id(request.POST.get("spender"))) is not None
@@ -236,7 +223,7 @@ def check_fate(request: AuthedRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def check_reveal(request: AuthedRequest, pk: int) -> HttpResponse:
-    check = _get_check(request, pk)
+    check = access.get_check(request.user, pk)
     try:
         services.reveal(user=request.user, check=check)
     except CheckConflict as exc:
@@ -299,14 +286,14 @@ def _log_context(request: AuthedRequest, campaign: Campaign) -> dict[str, Any]:
 @login_required
 @require_safe
 def campaign_checks(request: AuthedRequest, pk: int) -> HttpResponse:
-    campaign = get_campaign_for_user(request, pk)
+    campaign = access.get_campaign(request.user, pk)
     return render(request, "checks/campaign.html", _log_context(request, campaign))
 
 
 @login_required
 @require_POST
 def campaign_undo(request: AuthedRequest, pk: int) -> HttpResponse:
-    campaign = get_campaign_for_user(request, pk, write=True)
+    campaign = access.get_campaign(request.user, pk, write=True)
     try:
         check = services.undo_latest(user=request.user, campaign=campaign)
         messages.success(request, f"Undone: {check.character.name}'s {check.label}.")
@@ -318,7 +305,7 @@ def campaign_undo(request: AuthedRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def call_create(request: AuthedRequest, pk: int) -> HttpResponse:
-    campaign = get_campaign_for_user(request, pk, write=True)
+    campaign = access.get_campaign(request.user, pk, write=True)
     data = request.POST
     if data.get("everyone") == "1":
         qs = campaign.characters.filter(is_npc=False, copied_from=None, fight_only=False)
@@ -354,15 +341,6 @@ def call_create(request: AuthedRequest, pk: int) -> HttpResponse:
     return redirect("checks:call_detail", pk=call.pk)
 
 
-def _get_call(request: AuthedRequest, pk: int) -> CheckCall:
-    call = get_object_or_404(CheckCall.objects.select_related("campaign"), pk=pk)
-    if not call.campaign.is_member(request.user) and not call.campaign.is_gm(request.user):
-        raise Http404("No such call.")
-    if not call.campaign.is_gm(request.user):
-        raise Http404("No such call.")
-    return call
-
-
 def _call_context(call: CheckCall) -> dict[str, Any]:
     requests = list(call.requests.select_related("character", "check_made"))
     answered = [r.check_made for r in requests if r.check_made is not None]
@@ -378,7 +356,7 @@ def _call_context(call: CheckCall) -> dict[str, Any]:
 @require_safe
 def call_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     """The GM's view of a call: each answer as it comes in (fetched again on the live news)."""
-    call = _get_call(request, pk)
+    call = access.get_call(request.user, pk)
     ctx = _call_context(call)
     if request.htmx:
         return render(request, "checks/call.html#results", ctx)
@@ -388,23 +366,15 @@ def call_detail(request: AuthedRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def call_close(request: AuthedRequest, pk: int) -> HttpResponse:
-    call = _get_call(request, pk)
+    call = access.get_call(request.user, pk)
     services.close_call(user=request.user, call=call)
     return redirect("checks:call_detail", pk=call.pk)
-
-
-def _get_request(request: AuthedRequest, pk: int) -> CheckRequest:
-    asked = get_object_or_404(
-        CheckRequest.objects.select_related("call__campaign", "character", "check_made"), pk=pk
-    )
-    services.require_control(request.user, asked.character)
-    return asked
 
 
 @login_required
 def request_answer(request: AuthedRequest, pk: int) -> HttpResponse:
     """A player's prompt: the called check with their own odds; POST answers it."""
-    asked = _get_request(request, pk)
+    asked = access.get_request(request.user, pk)
     call = asked.call
     aptitude = (
         request.POST.get("aptitude", "")
@@ -454,7 +424,7 @@ def request_answer(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_safe
 def prompts(request: AuthedRequest, pk: int) -> HttpResponse:
     """The calls waiting for the viewer's characters (the dock fetches them on the live news)."""
-    campaign = get_campaign_for_user(request, pk)
+    campaign = access.get_campaign(request.user, pk)
     ctx = {"campaign": campaign, "prompts": services.pending_requests(request.user, campaign)}
     return render(request, "checks/_prompts.html", ctx)
 
@@ -465,7 +435,7 @@ def prompts(request: AuthedRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def resource_change(request: AuthedRequest, pk: int) -> HttpResponse:
-    character = get_character_for_user(request, pk, write=True, rows=False)
+    character = access.get_character(request.user, pk, write=True)
     data = request.POST
     form = ResourceForm(data)
     try:

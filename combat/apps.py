@@ -8,15 +8,13 @@ class CombatConfig(AppConfig):
     verbose_name = "Encounters and combat"
 
     def ready(self) -> None:
-        from combat.live import campaign, push, wakes
+        from combat.live import push, wakes
         from combat.services import rows
         from sheets import signals
 
         # Every committed combat log entry is pushed to the encounter's open screens, each
         # with the tracker drawn once per audience; the GM's page also hears who is connected.
         push.connect_push()
-        # The GM's calls for checks reach the asked players' pages, and the answers the GM's.
-        campaign.connect_news()
         # A campaign or a sheet deleted while its fight is played waits for the action in
         # progress: the fight's encounters are locked first (combat/services/rows.py).
         signals.deleting.connect(rows.on_deleting, dispatch_uid="combat_lock_fights")

@@ -18,6 +18,7 @@ from combat.live import broadcast, stream
 from combat.models import DisplayLink, Encounter
 from combat.tracker import load_state
 from config.throttling import client_ident, over_limit
+from live.streams import give_back_connections
 from sheets.access import get_campaign_for_user
 from sheets.http import AuthedRequest, HtmxRequest
 from sheets.models import Campaign
@@ -115,7 +116,7 @@ def _open(request: HttpRequest, secret: str, pk: int) -> tuple[DisplayLink, Enco
         )
         return (link, encounter) if encounter is not None else None
     finally:
-        broadcast.give_back_connections()
+        give_back_connections()
 
 
 async def display_events(request: HttpRequest, secret: str, pk: int) -> HttpResponseBase:

@@ -12,9 +12,9 @@ from django.template.loader import render_to_string
 
 from combat import access
 from combat.live.presence import present_users
-from combat.live.sse import Message
 from combat.models import CombatLogEntry, Encounter
 from combat.tracker import load_state, view_context
+from live.sse import Message
 
 if TYPE_CHECKING:
     from sheets.users import AnyUser

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from combat.live import broadcast
-from combat.live.sse import Message
 from combat.models import Encounter
+from live.sse import Message
 
 
 def stream_texts(encounter: Encounter, viewers: Sequence[Any], after: int) -> list[str]:

@@ -1,5 +1,5 @@
 """``{% check_dock campaign %}``: the calls waiting for the viewer's characters, kept live by
-the campaign's stream (combat/live/campaign.py), on every page a player is at when the GM
+the campaign's stream (checks/live.py), on every page a player is at when the GM
 calls: the campaign's pages, the sheet, the fight."""
 
 from __future__ import annotations

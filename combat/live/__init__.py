@@ -1,15 +1,15 @@
 """Live encounters: every committed combat log entry reaches every open screen.
 
 - ``push.py``: after a commit, the entry's id goes to the encounter's group on the channel
-  layer, off the request's thread and in order (``Pusher``).
+  layer, off the request's thread and in order (live.pusher.Pusher).
 - ``broadcast.py``: the ``Broadcaster``, one per encounter and process, and its pass
   (``fan_out``): what each open stream is sent, the tracker drawn by combat/render.py.
 - ``stream.py``: the SSE response of one viewer, opening it, refusing it while the channel layer
   is down, and announcing viewers coming and going (``PresenceNews``).
-- ``presence.py``: who is connected, in the cache; ``sse.py``: one server-sent event.
-- ``campaign.py``: the campaign's stream for checks outside combat (the GM's calls and their
-  answers), with the same opening rules and the same discipline (one feed per campaign and
-  process, one message per change); it tells pages what to fetch, and sends no content.
+- ``presence.py``: who is connected, in the cache.
+- the plumbing every stream shares (one server-sent event, the Pusher, opening in turn, 503
+  while the channel layer is down) is in the ``live`` package, below combat and checks; the
+  campaign's stream for checks outside combat is checks' own (checks/live.py).
 - ``wakes.py``: a player removed, a campaign, an account or an encounter deleted wakes, after
   the commit, the feeds concerned, which check access again: their streams end at once.
 
@@ -18,7 +18,7 @@ The path of an event:
 1. A service writes a :class:`~combat.models.CombatLogEntry` and calls ``events.publish``;
    once the transaction commits, ``push.push`` hands ``{"id": entry.pk}`` for the encounter's
    group on the channel layer (in memory on a laptop, Redis across processes) to the
-   ``push.Pusher``, which sends it off the request's thread, in order.
+   ``live.pusher.Pusher``, which sends it off the request's thread, in order.
 2. Each open page holds a server-sent-events stream (``stream.encounter_stream``, htmx's SSE
    extension on the page). The streams of one encounter in one process share one
    ``broadcast.Broadcaster``: it alone listens to the group, and on a message it reads the new

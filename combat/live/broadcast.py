@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from django.db import connections
 from django.db.models import F
 from django.template.loader import render_to_string
 
 from combat.access import hidden_ids
 from combat.live.presence import mark_present
 from combat.live.push import PRESENCE, group_name, presence_group_name
-from combat.live.sse import GONE, HEARTBEAT, Message
 from combat.models import CombatLogEntry, DisplayLink, Encounter
 from combat.render import LiveTracker, presence_panel
 from config.throttling import CACHE_ERRORS
+from live.sse import GONE, HEARTBEAT, Message
+from live.streams import HEARTBEAT_SECONDS, give_back_connections
 from sheets.models import Membership
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-HEARTBEAT_SECONDS = 15.0
 REPLAY_LIMIT = 200
 EARLY_WAIT_SECONDS = 0.05  # at most this long a pass waits for its entries to be written
 
@@ -399,14 +398,3 @@ def broadcaster(encounter: Encounter) -> Broadcaster:
     if found is None or found.task.done() or found.loop is not asyncio.get_running_loop():
         found = _broadcasters[encounter.pk] = Broadcaster(encounter)
     return found
-
-
-def give_back_connections() -> None:
-    """This thread's database connections go back (to the pool), unless a transaction is
-    open (a test's): a stream must not keep the one its request opened for its whole life."""
-    for connection in connections.all(initialized_only=True):
-        if not connection.in_atomic_block:
-            connection.close()
-
-
-#: How many streams of a process read what they need to open at once: a burst of pages

@@ -1,6 +1,6 @@
 """The server-sent-events stream of one viewer (:func:`encounter_stream`, and the table
 displays' through :func:`stream_response`): a queue the encounter's broadcaster fills.
-Opening one waits its turn (:data:`OPENING_AT_ONCE`), is refused with 503 while the channel
+Opening one waits its turn (live.streams.opening), is refused with 503 while the channel
 layer cannot be reached, and announces its viewer coming and going in one go per encounter
 (:class:`PresenceNews`)."""
 
@@ -18,10 +18,17 @@ from channels.layers import get_channel_layer
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from combat.access import get_encounter
-from combat.live.broadcast import Subscriber, broadcaster, give_back_connections, viewers_here
+from combat.live.broadcast import Subscriber, broadcaster, viewers_here
 from combat.live.presence import write_presence
 from combat.live.push import PRESENCE, presence_group_name
 from combat.models import Encounter
+from live.streams import (
+    SUBSCRIBE_SECONDS,
+    give_back_connections,
+    live_unavailable,
+    opening,
+    sse_response,
+)
 from sheets.ids import parse_id
 
 if TYPE_CHECKING:
@@ -30,8 +37,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PRESENCE_DEBOUNCE_SECONDS = 0.25  # viewers coming and going in this window: one announcement
-SUBSCRIBE_SECONDS = 3.0  # a new stream waits at most this long for the channel layer
-RETRY_AFTER = 5  # seconds a stream refused for want of the channel layer is asked to wait
 
 
 class PresenceNews:
@@ -109,26 +114,9 @@ def last_seen(request: HttpRequest) -> int | None:
     return parse_id(raw)
 
 
-#: DB_POOL_TIMEOUT turns it away (300 pages opening at once were 300 threads waiting for 2
-#: connections). So opening streams also takes at most this many of the pool's connections:
-#: the others stay free for the actions.
-OPENING_AT_ONCE = 4
-_openings: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
-_openings = weakref.WeakKeyDictionary()
-
-
-def opening() -> asyncio.Semaphore:
-    """Held while a stream reads what it needs to open (:data:`OPENING_AT_ONCE`)."""
-    loop = asyncio.get_running_loop()
-    found = _openings.get(loop)
-    if found is None:
-        found = _openings[loop] = asyncio.Semaphore(OPENING_AT_ONCE)
-    return found
-
-
 def _open(request: HttpRequest, pk: int) -> tuple[User | None, Encounter | None]:
     """The viewer and the encounter (its session, its user, the encounter), read in one go on
-    the request's thread (at most :data:`OPENING_AT_ONCE` at once), whose connection then goes
+    the request's thread (at most live.streams.OPENING_AT_ONCE at once), whose connection then goes
     back at once: Django gives a request's connection back only when the response ends, hours
     later for a stream. (Read in two hops, the session's and the encounter's, a burst of pages
     opening held each connection across the wait between them, and the pool ran out.)"""
@@ -139,16 +127,6 @@ def _open(request: HttpRequest, pk: int) -> tuple[User | None, Encounter | None]
         return user, get_encounter(user, pk)
     finally:
         give_back_connections()
-
-
-def live_unavailable() -> HttpResponse:
-    response = HttpResponse(
-        f"Live updates are unavailable; retry in {RETRY_AFTER} seconds.",
-        status=503,
-        content_type="text/plain",
-    )
-    response["Retry-After"] = str(RETRY_AFTER)
-    return response
 
 
 async def encounter_stream(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
@@ -170,17 +148,6 @@ async def stream_response(
         # The channel layer cannot be reached (Redis down): a stream now would hear nothing.
         return live_unavailable()
     return sse_response(_stream(encounter, user, after))
-
-
-def sse_response(events: AsyncIterator[bytes]) -> StreamingHttpResponse:
-    """The response of a stream that reads no database while it runs (its request's
-    connection went back when it opened: the broadcaster, or the channel layer, feeds it)."""
-    response = StreamingHttpResponse(events, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
-    # config.db_pool need not hand a connection back after every chunk.
-    response.reads_no_database = True  # type: ignore[attr-defined]  # read by config.db_pool
-    return response
 
 
 async def _stream(encounter: Encounter, user: User, after: int | None) -> AsyncIterator[bytes]:

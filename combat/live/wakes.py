@@ -1,7 +1,7 @@
 """Access taken away closes the streams concerned at once: a player removed from a campaign
 (or leaving it, or their account deleted), a campaign deleted (by its page, the API or its
 GM's account going), an encounter deleted. Each wakes, after the commit, the feeds that check
-access again on a wake: the campaign's (combat.live.campaign) and its fights' broadcasters
+access again on a wake: the campaign's (checks.live) and its fights' broadcasters
 (combat.live.broadcast), as revoking a table display's link does (combat.display). Without it
 they noticed at their next heartbeat, and the campaign's stream, which checked access only
 when it opened, never did.
@@ -20,7 +20,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models.signals import post_delete
 
-from combat.live import campaign, push
+from checks import live as checks_live
+from combat.live import push
 from combat.models import Encounter
 from sheets.models import Campaign, Membership
 
@@ -49,7 +50,7 @@ def _wake_pending() -> None:
         running = Encounter.objects.filter(campaign_id__in=fights_of).active()
         encounters |= set(running.values_list("pk", flat=True))
     for pk in sorted(campaigns):
-        campaign.wake(pk)
+        checks_live.wake(pk)
     for pk in sorted(encounters):
         push.wake(pk)
 

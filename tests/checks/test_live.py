@@ -18,11 +18,11 @@ from django.db import transaction
 from django.test import AsyncClient
 from django.urls import reverse
 
+from checks import live as campaign
 from checks import services
 from checks.models import CheckCall
 from combat import services as combat_services
-from combat.live import campaign
-from combat.live.push import flush_pushes
+from live.pusher import flush_pushes
 from tests.combat.test_live_feed import received
 from tests.combat.test_live_multiprocess import redis_url
 from tests.factories import make_campaign, make_user
@@ -145,8 +145,9 @@ def test_a_secret_rolls_news_goes_to_the_gms_stream_and_no_players(client, table
     # The roller's pages only hear that their prompt is gone; the other player hears nothing.
     assert out["roller"] == "event: prompts\ndata: \n\n"
     assert out["roller_after"] and out["other"]
+    # The call's answers are the GM's: the asked player is refused them (checks/access.py).
     client.force_login(table.owner)
-    assert client.get(reverse("checks:call_detail", args=[call.pk])).status_code == 404
+    assert client.get(reverse("checks:call_detail", args=[call.pk])).status_code == 403
 
 
 @pytest.mark.django_db(transaction=True)

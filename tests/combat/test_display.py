@@ -16,8 +16,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from combat import display, display_views, services, tracker
-from combat.live import broadcast, sse
+from combat.live import broadcast
 from combat.models import DisplayLink
+from live import sse
 from tests.qr_decode import decode_svg
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]

@@ -15,8 +15,9 @@ from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
 
 from combat import services
-from combat.live import broadcast, presence, push, sse, stream
+from combat.live import broadcast, presence, push, stream
 from combat.models import CombatLogEntry, Encounter
+from live import pusher, sse
 from tests.factories import make_ysolde
 from tests.feed import events, stream_text, stream_texts
 
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 def listen(encounter_id: int) -> str:
     layer = get_channel_layer()
-    assert push.flush_pushes()  # what was committed before listening is not heard
+    assert pusher.flush_pushes()  # what was committed before listening is not heard
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(push.group_name(encounter_id), channel)
     return channel
@@ -33,7 +34,7 @@ def listen(encounter_id: int) -> str:
 
 def received(channel: str) -> list[dict]:
     layer = get_channel_layer()
-    assert push.flush_pushes()  # pushes go out off the request's thread
+    assert pusher.flush_pushes()  # pushes go out off the request's thread
 
     async def drain() -> list[dict]:
         out = []
@@ -74,7 +75,7 @@ def test_the_push_leaves_the_request_at_once_and_goes_out_in_order(
         assert r.status_code == 200
     assert sent == []  # three requests answered while the first push is still waiting
     gate.set()
-    assert push.flush_pushes()
+    assert pusher.flush_pushes()
     entries = list(fight.encounter.log.order_by("-seq").values_list("pk", flat=True)[:3])
     assert sent == entries[::-1]
 
@@ -645,10 +646,10 @@ def test_a_push_while_redis_is_down_is_one_warning_line(settings, caplog):
     }
     channel_layers.backends.clear()
     try:
-        push.pusher.send(push.group_name(1), {"type": push.ENTRY, "id": 1})
-        assert push.flush_pushes()
+        pusher.pusher.send(push.group_name(1), {"type": push.ENTRY, "id": 1})
+        assert pusher.flush_pushes()
     finally:
         channel_layers.backends.clear()
-    failed = [r for r in caplog.records if r.name == "combat.live.push"]
+    failed = [r for r in caplog.records if r.name == "live.pusher"]
     assert [(r.levelname, r.exc_info) for r in failed] == [("WARNING", None)]
     assert "ConnectionError" in failed[0].getMessage()

@@ -16,9 +16,11 @@ from django.test import AsyncClient, Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from checks import live as campaign
 from combat import display, services
-from combat.live import broadcast, campaign, push, stream
+from combat.live import broadcast, push, stream
 from combat.models import Encounter
+from live import pusher
 from sheets import accounts
 from sheets import services as sheets_services
 from sheets.models import Campaign, Membership
@@ -227,7 +229,7 @@ def encounter_listener(encounter_id: int) -> str:
     from channels.layers import get_channel_layer
 
     layer = get_channel_layer()
-    assert push.flush_pushes()
+    assert pusher.flush_pushes()
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(push.group_name(encounter_id), channel)
     return channel

@@ -2,7 +2,8 @@
 openapi-python-client (no hand-written HTTP) plays a whole evening: a token made by API, a
 campaign joined, sheets written back with their version, a fight with a hidden NPC (declare,
 defend, roll, Fate, undo, a one-call strike, a condition, the log), the record, the rest, the
-GM's library and matchups, webhooks, and the public rules API without credentials.
+GM's library and matchups, webhooks, checks outside combat (an open call and a secret one
+answered, Fate, undo), and the public rules API without credentials.
 
 It fails on any answer the generated client cannot parse, on any body (or part of one) that
 parses only into an untyped ``dict``, and on any schema of these answers that says nothing
@@ -495,6 +496,7 @@ def play(e: Evening) -> None:
     )
     assert e.call("prepared.prepared_forecast_retrieve", gm, id=empty.id).forecast is None
     e.call("campaigns.campaigns_webhooks_deliveries_list", gm, campaign_pk=campaign.id, id=hook.id)
+    play_checks(e, gm=gm, player=player, campaign=campaign.id, sheet=ysolde.id)
 
     # The rules API needs no credentials: every roll endpoint, and the odds.
     for name, (method, body) in RULES.items():
@@ -507,6 +509,100 @@ def play(e: Evening) -> None:
     e.call("rules.rules_ore_odds_retrieve", anonymous, pool=2)
     e.call("rules.rules_ore_contest_odds_retrieve", anonymous, a_pool=7, b_pool=5)
     e.call("rules.rules_sds_odds_retrieve", anonymous, skill=4, hard=8)
+
+
+#: What the paths of the checks API hold (the rules API's checks are the rules').
+CHECKS_PATHS = ("/checks/", "/check-calls/", "/check-requests/", "/resources/")
+
+
+def play_checks(e: Evening, *, gm: Any, player: Any, campaign: int, sheet: int) -> None:
+    """Checks outside combat, every operation of them: a roll from the sheet, Mana spent, the
+    GM's open call answered, a secret call answered (the player reads no result; the GM
+    reveals it), Fate on that result, the GM's undo, the log."""
+    m = e.api.models
+    target = {"kind": "aptitude", "aptitude": "SKL", "against": "Moderate"}
+    rolled = e.call(
+        "characters.characters_checks_create",
+        player,
+        201,
+        character_pk=sheet,
+        body=m.RollBodyRequest.from_dict({**target, "roll": 30, "note": "the gate"}),
+    )
+    assert rolled.roll == 30 and rolled.character.id == sheet
+    mana = e.call(
+        "characters.characters_resources_create",
+        player,
+        201,
+        character_pk=sheet,
+        body=m.ResourceBodyRequest.from_dict({"pool": "mana", "amount": -1, "cost": "ARC"}),
+    )
+    assert mana.after == mana.before - 1
+
+    # The GM calls for an open check; the player's phone finds it, with the odds, and answers.
+    called = e.call(
+        "check_calls.check_calls_create",
+        gm,
+        201,
+        body=m.CallBodyRequest.from_dict({"campaign": campaign, "characters": [sheet], **target}),
+    )
+    [prompt] = e.call("check_requests.check_requests_list", player)
+    assert prompt.call == called.id and prompt.odds is not None
+    e.call(
+        "check_requests.check_requests_answer_create",
+        player,
+        201,
+        id=prompt.id,
+        body=m.AnswerBodyRequest.from_dict({"roll": 64}),
+    )
+    read = e.call("check_calls.check_calls_retrieve", gm, id=called.id)
+    assert read.requests[0].check is not None and read.requests[0].check.roll == 64
+
+    # A secret call: the server rolls, the player learns only that it was made.
+    secret = e.call(
+        "check_calls.check_calls_create",
+        gm,
+        201,
+        body=m.CallBodyRequest.from_dict(
+            {"campaign": campaign, "characters": [sheet], "secret": True, **target}
+        ),
+    )
+    [prompt] = e.call("check_requests.check_requests_list", player)
+    assert prompt.call == secret.id and prompt.secret
+    hidden = e.call(
+        "check_requests.check_requests_answer_create",
+        player,
+        201,
+        id=prompt.id,
+        body=m.AnswerBodyRequest.from_dict({}),
+    )
+    assert hidden.secret and "roll" not in hidden.to_dict()
+    assert "roll" not in e.call("checks.checks_retrieve", player, id=hidden.id).to_dict()
+    assert isinstance(e.call("checks.checks_retrieve", gm, id=hidden.id).roll, int)
+    assert [c.id for c in e.call("check_calls.check_calls_list", gm)] == [secret.id, called.id]
+
+    # The GM reveals it; the player spends Fate to re-roll it; the GM undoes the re-roll.
+    shown = e.call("checks.checks_reveal_create", gm, id=hidden.id)
+    assert not shown.secret and isinstance(shown.roll, int)
+    fate = e.call(
+        "checks.checks_fate_create",
+        player,
+        id=hidden.id,
+        body=m.FateBodyRequest.from_dict({"action": "reroll", "spender": sheet, "roll": 12}),
+    )
+    assert fate.revoked.status == "revoked" and fate.reroll is not None
+    assert fate.reroll.roll == 12 and fate.reroll.replaces == hidden.id
+    undone = e.call("campaigns.campaigns_checks_undo_create", gm, campaign_pk=campaign)
+    assert undone.id == fate.reroll.id and undone.status == "undone"
+    log = e.call("campaigns.campaigns_checks_list", player, campaign_pk=campaign)
+    assert [c.id for c in log][:3] == [fate.reroll.id, hidden.id, read.requests[0].check.id]
+    # Every operation of the checks API was played.
+    ours = {
+        (method, path)
+        for path, operations in e.schema["paths"].items()
+        for method in operations
+        if not path.startswith("/api/rules/") and any(part in path for part in CHECKS_PATHS)
+    }
+    assert len(ours) == 12 and ours <= e.operations, sorted(ours - e.operations)
 
 
 def test_every_answer_of_the_schema_says_its_shape(served_schema: dict[str, Any]) -> None:

@@ -1154,8 +1154,9 @@ MATRIX: dict[str, Entry] = {
         post=Rule(GM, body={"everyone": "1", **CHECK_TARGET, "against": "Moderate"}),
     ),
     "checks:prompts": entry(campaign, get=Rule(MEMBERS)),
-    "checks:call_detail": entry(no_such_object, get=Rule(GM_ALONE, setup=check_call)),
-    "checks:call_close": entry(no_such_object, post=Rule(GM_ALONE, setup=check_call)),
+    # A call's answers are the GM's; its players know it exists (403), as on the API.
+    "checks:call_detail": entry(no_such_object, get=Rule(GM, setup=check_call)),
+    "checks:call_close": entry(no_such_object, post=Rule(GM, setup=check_call)),
     "checks:request_answer": entry(
         no_such_object,
         get=Rule(OWNER_OR_GM, setup=check_request),

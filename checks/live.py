@@ -6,7 +6,7 @@ campaign in one process share one :class:`CampaignFeed`, the only listener on th
 group (:func:`group_name`), as an encounter's streams share its broadcaster:
 
 - A change is **one message per campaign** (checks.signals.calls_changed, after the commit,
-  handed to push.Pusher: off the request's thread, in order). It names, for each user whose
+  handed to live.pusher.Pusher: off the request's thread, in order). It names, for each user whose
   pages are out of date, what to fetch again, never what happened: ``prompts`` (the calls
   waiting for the viewer's characters) or ``call-<id>`` (the GM's results of one call). Each
   feed hands every stream of a named user its events, and nothing to anyone else's: a
@@ -26,7 +26,7 @@ group (:func:`group_name`), as an encounter's streams share its broadcaster:
 Every stream starts with ``hello``, on which the page fetches its fragments: what changed
 between drawing the page and opening the stream (or while a lost stream reconnected) is
 caught up. Opening waits its turn and is refused with 503 while the channel layer cannot be
-reached, as the encounters' streams are (combat.live.stream)."""
+reached, as the encounters' streams are (live.streams)."""
 
 from __future__ import annotations
 
@@ -36,19 +36,29 @@ import contextvars
 import logging
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from checks.access import get_campaign
 from checks.signals import calls_changed
-from combat.live.broadcast import HEARTBEAT_SECONDS, give_back_connections
-from combat.live.push import pusher
-from combat.live.sse import GONE, HEARTBEAT, Message
-from combat.live.stream import SUBSCRIBE_SECONDS, live_unavailable, opening, sse_response
 from config.throttling import CACHE_ERRORS
+from live.pusher import pusher
+from live.sse import GONE, HEARTBEAT, Message
+from live.streams import (
+    HEARTBEAT_SECONDS,
+    SUBSCRIBE_SECONDS,
+    give_back_connections,
+    live_unavailable,
+    opening,
+    sse_response,
+)
 from sheets.models import Campaign, Membership
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +80,7 @@ def group_name(campaign_id: int) -> str:
 
 def push_news(sender: Any, *, campaign_id: int, news: dict[int, set[str]], **_: Any) -> None:
     """calls_changed listener (after the commit): one message to the campaign's feeds, sent
-    off the request's thread (push.Pusher). The users are pairs, not a map: a channel layer's
+    off the request's thread (live.pusher.Pusher). The users are pairs, not a map: a channel layer's
     message keys are strings."""
     if get_channel_layer() is None or not news:
         return
@@ -87,7 +97,7 @@ def wake(campaign_id: int) -> None:
 
 
 def connect_news() -> None:
-    """Subscribe :func:`push_news` to the checks' news (done once, in CombatConfig.ready)."""
+    """Subscribe :func:`push_news` to the checks' news (done once, in ChecksConfig.ready)."""
     calls_changed.connect(push_news, dispatch_uid="live-campaign-news")
 
 
@@ -276,15 +286,14 @@ def campaign_feed(campaign_id: int) -> CampaignFeed:
     return found
 
 
-def _viewer(request: HttpRequest, pk: int) -> Any:
+def _viewer(request: HttpRequest, pk: int) -> User | None:
     """The viewer if they are the campaign's GM or one of its players (None: anonymous; 404:
     anyone else), read on the request's thread, whose connection then goes back at once."""
     try:
         user = request.user
         if not user.is_authenticated:
             return None
-        if not Campaign.objects.for_user(user).filter(pk=pk).exists():
-            raise Http404("No such campaign.")
+        get_campaign(user, pk)  # 404 to anyone but its GM and players
         return user
     finally:
         give_back_connections()
