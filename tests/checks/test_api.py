@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def seeded(monkeypatch):
-    monkeypatch.setattr(randomness, "_SYSTEM", random.Random(7))
+    monkeypatch.setattr(randomness, "RNG", random.Random(7))
 
 
 def api(user):

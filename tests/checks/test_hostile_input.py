@@ -28,7 +28,7 @@ HX = {"HX-Request": "true"}
 
 @pytest.fixture(autouse=True)
 def seeded(monkeypatch):
-    monkeypatch.setattr(randomness, "_SYSTEM", random.Random(7))
+    monkeypatch.setattr(randomness, "RNG", random.Random(7))
 
 
 def page(user: Any) -> Client:

@@ -18,7 +18,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture(autouse=True)
 def seeded(monkeypatch):
-    monkeypatch.setattr(randomness, "_SYSTEM", random.Random(7))
+    monkeypatch.setattr(randomness, "RNG", random.Random(7))
 
 
 def client_for(client, user):
