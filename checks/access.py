@@ -112,7 +112,8 @@ def get_request(user: User, pk: int) -> CheckRequest:
         .select_related("call__campaign", "character__campaign", "check_made")
         .first()
     )
-    if asked is None:
+    # One 404 for a missing request and a hidden one: the answer must not tell them apart.
+    if asked is None or not asked.character.is_visible_to(user):
         raise Http404("No such call.")
     require_control(user, asked.character)
     return asked
