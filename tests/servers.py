@@ -17,6 +17,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from tests.workers import worker_redis_url
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -151,6 +153,17 @@ class SseClient:
             pass
         finally:
             self.closed.set()
+
+
+def redis_url() -> str:
+    """This xdist worker's own database on the shared Redis (skipped, or failed on CI, when
+    there is none)."""
+    url = worker_redis_url()
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")
+        pytest.skip("no TEST_REDIS_URL: scripts/test.sh starts a Redis when redis-server exists")
+    return url
 
 
 def wait_for(predicate: Callable[[], bool], seconds: float = 10.0) -> bool:

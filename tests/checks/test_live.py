@@ -23,9 +23,9 @@ from checks.models import CheckCall
 from combat import services as combat_services
 from combat.live import campaign
 from combat.live.push import flush_pushes
-from tests.combat.test_live_feed import received
-from tests.combat.test_live_multiprocess import redis_url
+from tests.combat.helpers import received
 from tests.factories import make_campaign, make_user
+from tests.servers import redis_url
 
 HX = {"HTTP_HX_REQUEST": "true"}
 HELLO = b"event: hello\ndata: \n\n"

@@ -17,6 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from combat import services
 from combat.live import broadcast, presence, push, sse, stream
 from combat.models import CombatLogEntry, Encounter
+from tests.combat.helpers import received
 from tests.factories import make_ysolde
 from tests.feed import events, stream_text, stream_texts
 
@@ -29,21 +30,6 @@ def listen(encounter_id: int) -> str:
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(push.group_name(encounter_id), channel)
     return channel
-
-
-def received(channel: str) -> list[dict]:
-    layer = get_channel_layer()
-    assert push.flush_pushes()  # pushes go out off the request's thread
-
-    async def drain() -> list[dict]:
-        out = []
-        while True:
-            try:
-                out.append(await asyncio.wait_for(layer.receive(channel), 0.2))
-            except TimeoutError:
-                return out
-
-    return async_to_sync(drain)()
 
 
 def test_it_pushes_each_entry_once_after_commit(fight, django_capture_on_commit_callbacks):

@@ -22,7 +22,7 @@ from combat.models import Encounter
 from sheets import accounts
 from sheets import services as sheets_services
 from sheets.models import Campaign, Membership
-from tests.combat.test_live_feed import received
+from tests.combat.helpers import received
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
