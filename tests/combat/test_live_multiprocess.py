@@ -13,7 +13,8 @@ from django.test import Client
 from combat import services
 from combat.models import CombatLogEntry
 from tests.factories import make_thug, make_ysolde
-from tests.servers import AsgiServer, SseClient, redis_url, start_asgi_server, wait_for
+from tests.polling import wait_for
+from tests.servers import AsgiServer, SseClient, redis_url, start_asgi_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -42,19 +43,26 @@ PENDING: frozenset[str] = frozenset(
 
 #: Sleeps that are the point, each inside a named helper: (file, enclosing function) -> why.
 ALLOWED_SLEEPS: dict[tuple[str, str], str] = {
+    ("tests/polling.py", "wait_for"): "the poll interval of the wait-until helper",
+    ("tests/polling.py", "wait_for_async"): "the poll interval of the wait-until helper",
+    ("tests/polling.py", "nothing_within"): (
+        "seeing that something does not happen takes the time it would have taken"
+    ),
     ("tests/browser/helpers.py", "move_clock_until"): (
         "the page's installed clock is moved on a second at a time; the short real pause lets"
-        " the page's timers run between two moves"
+        " what a fired timer starts (a redraw, a fetch) run between two moves"
     ),
     ("tests/browser/test_double_submit.py", "slow_server.slow"): (
         "the server is made slow on purpose, so a double click's second click lands while the"
         " first request is still being answered"
     ),
-    ("tests/integrations/receiver.py", "Receiver.handler.do_POST"): (
-        "the receiver answers slowly on purpose: the webhook's timeout is what is tested"
+    ("tests/integrations/receiver.py", "start.Handler.send_trickled"): (
+        "the receiver answers one byte at a time on purpose: the sender's timeout is tested"
     ),
-    ("tests/polling.py", "wait_until"): "the poll interval of the wait-until helper",
-    ("tests/polling.py", "wait_until_async"): "the poll interval of the wait-until helper",
+    ("tests/combat/test_live_wakes.py", "settled"): (
+        "not yet a condition: a broadcaster shows no sign that the passes its streams' arrival"
+        " caused are over, so this waits them out"
+    ),
 }
 
 #: Where the rules app's tests live; the browser tests of every app stay in tests/browser/.
@@ -63,6 +71,7 @@ RULES_HOMES = ("tests/rules/", "tests/browser/")
 RULES_WEB = ("rules.api", "rules.views", "rules.urls")
 
 
+@cache
 def modules() -> list[tuple[str, ast.Module]]:
     found = [
         (path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
