@@ -36,7 +36,6 @@ PENDING: frozenset[str] = frozenset(
         # pending: being moved (their helpers go to tests/locking.py)
         "tests/combat/test_campaign_creation_races.py",
         "tests/combat/test_fight_deletion_races.py",
-        "tests/combat/test_row_locking.py",
         "tests/checks/test_fate_locking.py",
     }
 )
