@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import socket
 import time
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,7 +9,7 @@ import pytest
 from django.test import Client, TestCase, TransactionTestCase, override_settings
 from rest_framework.test import APIClient
 
-from tests.factories import make_campaign, make_user
+from tests.tables import Table, make_table
 
 # --- Which tests run on PostgreSQL too -------------------------------------------------------
 
@@ -83,26 +82,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
-@dataclass
-class Table:
-    """One campaign with every role around it."""
-
-    campaign: Any
-    gm: Any
-    player: Any
-    outsider: Any
-    other_gm: Any
-
-
 @pytest.fixture
 def table(db: None) -> Table:
-    gm = make_user("gm")
-    player = make_user("player")
-    outsider = make_user("outsider")
-    other_gm = make_user("other_gm")
-    campaign = make_campaign(gm, players=(player,), name="The Sunken Keep")
-    make_campaign(other_gm, name="Elsewhere")
-    return Table(campaign=campaign, gm=gm, player=player, outsider=outsider, other_gm=other_gm)
+    """One campaign with every role around it (tests/tables.py): the one meaning of ``table``."""
+    return make_table()
 
 
 @pytest.fixture

@@ -7,15 +7,16 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx
 import pytest
+
+from tests.polling import wait_for
+from tests.workers import worker_redis_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,16 +94,18 @@ def start_asgi_server(
     if stderr is not None:
         stderr.close()  # the server has its own copy
     server = AsgiServer(f"http://127.0.0.1:{port}", process)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def healthy() -> bool:
         if process.poll() is not None:
             pytest.fail(f"the ASGI server exited with {process.returncode}")
         try:
             with urllib.request.urlopen(f"{server.url}/healthz", timeout=2) as response:  # noqa: S310
-                if response.status == 200:
-                    return server
+                return bool(response.status == 200)
         except OSError:
-            time.sleep(0.2)
+            return False
+
+    if wait_for(healthy, 30, every=0.2):
+        return server
     server.stop()
     pytest.fail("the ASGI server did not answer /healthz within 30 s")
 
@@ -153,13 +156,15 @@ class SseClient:
             self.closed.set()
 
 
-def wait_for(predicate: Callable[[], bool], seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+def redis_url() -> str:
+    """This xdist worker's own database on the shared Redis (skipped, or failed on CI, when
+    there is none)."""
+    url = worker_redis_url()
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")
+        pytest.skip("no TEST_REDIS_URL: scripts/test.sh starts a Redis when redis-server exists")
+    return url
 
 
 @dataclass

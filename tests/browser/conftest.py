@@ -13,6 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
+from combat import services
+from combat.models import Participant
+from tests.factories import make_campaign, make_thug, make_user, make_ysolde
+from tests.security.pages import DemoTable
+from tests.security.pages import demo_table as build_demo_table
 from tests.servers import AsgiServer, start_asgi_server
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -90,3 +95,32 @@ def asgi_server(
     for context in browser.contexts:
         if context not in before:
             context.close()
+
+
+@pytest.fixture
+def demo_table() -> DemoTable:
+    """The demo table (tests/security/pages.py): Ysolde's player alice, the GM gm, their
+    campaign, a running encounter; its users log in with ``helpers.open_as``."""
+    return build_demo_table()
+
+
+@pytest.fixture
+def fight(transactional_db: None) -> dict[str, Any]:
+    """A fight of the factories' users: the thug (the GM's) acts, Ysolde (pat's) is his target;
+    they log in with ``helpers.log_in``."""
+    gm, player = make_user("gm"), make_user("pat")
+    campaign = make_campaign(gm, players=(player,))
+    ysolde = make_ysolde(campaign, player)
+    thug = make_thug(campaign, gm)
+    encounter, _ = services.create_encounter(campaign=campaign, name="Ambush", actor=gm)
+    services.add_participants(encounter=encounter, characters=[ysolde, thug], actor=gm)
+    services.start_encounter(encounter=encounter, actor=gm)
+    thug_p = Participant.objects.get(encounter=encounter, character=thug)
+    services.set_turn(encounter=encounter, participant=thug_p, actor=gm)
+    return {
+        "encounter": encounter,
+        "thug": thug_p,
+        "ysolde": Participant.objects.get(encounter=encounter, character=ysolde),
+        "chest": ysolde.zones.get(name="chest"),
+        "hatchet": thug.weapons.get(),
+    }

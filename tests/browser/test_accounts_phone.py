@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from sheets.models import Membership
-from tests.browser.test_table_ready import PHONE, check_page
+from tests.browser.helpers import PHONE, check_page, collect_errors
 from tests.factories import make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,9 +19,7 @@ WIDTH = PHONE["viewport"]["width"]
 def test_a_scanned_join_link_signs_up_joins_and_opens_a_sheet(live_server, browser: Browser):
     campaign = make_campaign(make_user("morgan"), name="Night Market")
     page = browser.new_context(**PHONE).new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.errors = errors  # type: ignore[attr-defined]  # collected by the test
+    collect_errors(page)
 
     page.goto(f"{live_server.url}/campaigns/join/?code={campaign.join_code}")
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()

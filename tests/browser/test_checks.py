@@ -15,8 +15,8 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from checks.models import Check, CheckCall
-from tests.browser.test_table_ready import LAPTOP, PHONE, check_page, open_as
-from tests.security.pages import demo_table
+from tests.browser.helpers import LAPTOP, PHONE, check_page, open_as
+from tests.security.pages import DemoTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SHOTS = os.environ.get("CHECKS_SHOTS", "")
@@ -34,12 +34,11 @@ def shot(page: Page, name: str) -> None:
 
 
 @pytest.fixture
-def table() -> Any:
-    t = demo_table()
+def demo_table(demo_table: DemoTable) -> DemoTable:
     # The walks' own check and call are not this test's.
     CheckCall.objects.all().delete()
     Check.objects.all().delete()
-    return t
+    return demo_table
 
 
 def follow(page: Page, url: str) -> None:
@@ -81,7 +80,7 @@ def answer(player: Page) -> None:
     expect(player.get_by_test_id("check-result")).to_be_visible()
 
 
-def test_the_gm_calls_a_group_check_and_sees_the_answers_come_in(asgi_server, browser, table):
+def test_the_gm_calls_a_group_check_and_sees_the_answers_come_in(asgi_server, browser, demo_table):
     base = asgi_server.url
     gm = open_as(browser, base, "gm", LAPTOP)
     alice = open_as(browser, base, "alice", PHONE)
@@ -89,10 +88,10 @@ def test_the_gm_calls_a_group_check_and_sees_the_answers_come_in(asgi_server, br
     for phone in (alice, bob):
         phone.context.add_init_script(BUZZ)
     # Where the players are when the GM calls: Alice on her sheet, Bob in the fight.
-    follow(alice, f"{base}{table.character.get_absolute_url()}")
-    follow(bob, f"{base}{table.encounter.get_absolute_url()}")
+    follow(alice, f"{base}{demo_table.character.get_absolute_url()}")
+    follow(bob, f"{base}{demo_table.encounter.get_absolute_url()}")
 
-    call(gm, base, table.campaign, secret=False, what="Ambitious")
+    call(gm, base, demo_table.campaign, secret=False, what="Ambitious")
     check_page(gm, 1280)
     shot(gm, "gm-call-waiting")
     prompted(alice)
@@ -112,16 +111,23 @@ def test_the_gm_calls_a_group_check_and_sees_the_answers_come_in(asgi_server, br
     shot(gm, "gm-call-answered")
 
 
-def test_a_secret_check_reaches_only_the_gm(asgi_server, browser, table):
+def test_a_secret_check_reaches_only_the_gm(asgi_server, browser, demo_table):
     base = asgi_server.url
     gm = open_as(browser, base, "gm", LAPTOP)
     alice = open_as(browser, base, "alice", PHONE)
     bob = open_as(browser, base, "bob", PHONE)
     for phone in (alice, bob):
         phone.context.add_init_script(BUZZ)
-    follow(alice, f"{base}{table.campaign.get_absolute_url()}")
-    follow(bob, f"{base}{table.campaign.get_absolute_url()}")
-    call(gm, base, table.campaign, secret=True, what="Formidable", only=table.character.name)
+    follow(alice, f"{base}{demo_table.campaign.get_absolute_url()}")
+    follow(bob, f"{base}{demo_table.campaign.get_absolute_url()}")
+    call(
+        gm,
+        base,
+        demo_table.campaign,
+        secret=True,
+        what="Formidable",
+        only=demo_table.character.name,
+    )
 
     prompted(alice)
     answer(alice)
@@ -133,22 +139,22 @@ def test_a_secret_check_reaches_only_the_gm(asgi_server, browser, table):
     expect(bob.get_by_test_id("check-prompt")).to_have_count(0)
     assert bob.evaluate("window.buzzes.length") == 0
 
-    log = f"{base}{reverse('checks:campaign_checks', args=[table.campaign.pk])}"
+    log = f"{base}{reverse('checks:campaign_checks', args=[demo_table.campaign.pk])}"
     for page in (alice, bob):
         page.goto(log)
         text = page.get_by_test_id("check-log").inner_text()
         assert secret.degree_label not in text
         assert f"{secret.pro}v{secret.dif}" not in page.content()
-        response = page.request.get(f"{base}/api/campaigns/{table.campaign.pk}/checks/")
+        response = page.request.get(f"{base}/api/campaigns/{demo_table.campaign.pk}/checks/")
         assert all("degree" not in c for c in response.json() if c["secret"])
     gm.goto(log)
     expect(gm.get_by_test_id("check-log")).to_contain_text(secret.degree_label)
 
 
-def test_a_player_rolls_from_the_sheet_with_the_odds_first(asgi_server, browser, table):
+def test_a_player_rolls_from_the_sheet_with_the_odds_first(asgi_server, browser, demo_table):
     base = asgi_server.url
     alice = open_as(browser, base, "alice", PHONE)
-    alice.goto(f"{base}{table.character.get_absolute_url()}")
+    alice.goto(f"{base}{demo_table.character.get_absolute_url()}")
     alice.get_by_test_id("sheet-roll-check").click()
     expect(alice.get_by_test_id("check-pvd")).to_be_visible()
     alice.locator("#kind-save").check()
@@ -163,9 +169,9 @@ def test_a_player_rolls_from_the_sheet_with_the_odds_first(asgi_server, browser,
     check_page(alice, 390)
     shot(alice, "phone-check-rolled")
     gm = open_as(browser, base, "gm", LAPTOP)
-    gm.goto(f"{base}{reverse('checks:campaign_checks', args=[table.campaign.pk])}")
+    gm.goto(f"{base}{reverse('checks:campaign_checks', args=[demo_table.campaign.pk])}")
     check_page(gm, 1280)
     shot(gm, "gm-log")
-    gm.goto(f"{base}{reverse('checks:check_roll', args=[table.character.pk])}")
+    gm.goto(f"{base}{reverse('checks:check_roll', args=[demo_table.character.pk])}")
     check_page(gm, 1280)
     shot(gm, "gm-check-form")

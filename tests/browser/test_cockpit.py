@@ -10,19 +10,16 @@ import re
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from combat import services
 from combat.models import Declaration, Participant
-from tests.browser.test_live_encounter import a_hitting_roll, log_in, open_live
+from tests.browser.helpers import LAPTOP, PHONE, a_hitting_roll, axe_clean, log_in, open_live
 from tests.factories import make_campaign, make_thug, make_user, make_ysolde
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 WIDE = {"viewport": {"width": 1920, "height": 1080}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 SHOTS = os.environ.get("COCKPIT_SHOTS")
 
 
@@ -68,16 +65,6 @@ def every_row_in_view(page: Page) -> None:
 def not_scrolled(page: Page) -> None:
     assert page.evaluate("window.scrollY") == 0
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
-
-
-def axe_clean(page: Page) -> None:
-    found = Axe().run(page).response["violations"]
-    serious = [
-        f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}"
-        for v in found
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert serious == [], (page.url, serious)
 
 
 @pytest.fixture

@@ -4,28 +4,20 @@ her next turn is passed over. Both screens stay axe clean with nothing wider tha
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from playwright.sync_api import expect
 
 from combat.models import Participant
-from tests.browser.test_table_ready import LAPTOP, PHONE, check_page, open_as
-from tests.security.pages import demo_table
+from tests.browser.helpers import LAPTOP, PHONE, check_page, open_as
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def table() -> Any:
-    return demo_table()
-
-
 def test_a_stun_shows_on_both_screens_and_expires_with_the_lost_turn(
-    asgi_server, browser, table, tmp_path
+    asgi_server, browser, demo_table, tmp_path
 ):
-    encounter = table.encounter
-    ysolde = encounter.participants.get(character=table.character)
+    encounter = demo_table.encounter
+    ysolde = encounter.participants.get(character=demo_table.character)
     gm = open_as(browser, asgi_server.url, "gm", LAPTOP)
     gm.goto(f"{asgi_server.url}{encounter.get_absolute_url()}")
     row = gm.locator(f'[data-testid="participant-{ysolde.pk}"]')

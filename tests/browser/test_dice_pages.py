@@ -12,7 +12,7 @@ from playwright.sync_api import Page, Route, expect
 from rules import ogs, okrpg, sds
 from rules.models import DiceRoll
 from sheets import randomness
-from tests.browser.waits import listen, wait
+from tests.browser.helpers import listen, wait
 from tests.factories import PASSWORD, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -14,8 +14,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from combat import services
 from combat.models import CombatLogEntry, Participant
-from tests.browser.test_live_encounter import PHONE, log_in
-from tests.browser.waits import move_clock_until
+from tests.browser.helpers import PHONE, log_in, move_clock_until
 from tests.factories import make_campaign, make_thug, make_user, make_ysolde
 from tests.qr_decode import decode_png
 
@@ -29,7 +28,7 @@ OVER = 8_000  # ms: how long the final board stays up (static/js/display.js)
 
 
 @pytest.fixture
-def table(transactional_db: None) -> dict[str, Any]:
+def night_market(transactional_db: None) -> dict[str, Any]:
     gm, player = make_user("gm"), make_user("pat")
     campaign = make_campaign(gm, players=(player,), name="Night Market")
     ysolde, thug = make_ysolde(campaign, player), make_thug(campaign, gm)
@@ -48,12 +47,12 @@ def gm_confirms(page: Page) -> None:
     page.once("dialog", lambda dialog: dialog.accept())
 
 
-def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Browser, table):
+def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Browser, night_market):
     base = asgi_server.url
-    campaign = table["campaign"]
+    campaign = night_market["campaign"]
     errors: list[str] = []
     gm = log_in(browser, base, "gm")
-    phone = log_in(browser, base, "pat", viewport=PHONE, is_mobile=True, has_touch=True)
+    phone = log_in(browser, base, "pat", **PHONE)
     for page in (gm, phone):
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
 
@@ -72,7 +71,7 @@ def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Brow
     expect(tv.get_by_test_id("display-idle")).to_contain_text("Night Market")
 
     # The GM starts the first fight from the laptop; the TV picks it up by itself.
-    first, thug = table["prepare"]("Ambush")
+    first, thug = night_market["prepare"]("Ambush")
     gm.goto(f"{base}{first.get_absolute_url()}")
     gm.get_by_role("button", name="Start: roll initiative").click()
     expect(gm.get_by_test_id("round")).to_contain_text("1")
@@ -89,7 +88,7 @@ def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Brow
     expect(word).to_have_text("unhurt")
     phone.goto(f"{base}{first.get_absolute_url()}")
     expect(phone.get_by_test_id(f"words-{thug.pk}")).to_have_text("unhurt")
-    chest = table["thug"].zones.get(name="chest")
+    chest = night_market["thug"].zones.get(name="chest")
     menu = gm.locator(f"#row-menu-{thug.pk}")
     menu.locator("summary").click()
     menu.locator("select[name=zone]").select_option(str(chest.pk))
@@ -131,7 +130,7 @@ def test_the_display_follows_the_fights_and_turns_off(asgi_server, browser: Brow
     # Its 8 seconds are skipped (the board's timer may start a moment after the words show).
     move_clock_until(tv, lambda: idle.count() > 0, seconds=OVER // 1_000 + 4)
     expect(idle).to_be_visible(timeout=IDLE_PICKUP)
-    second, _ = table["prepare"]("Bridge")
+    second, _ = night_market["prepare"]("Bridge")
     gm.goto(f"{base}{second.get_absolute_url()}")
     gm.get_by_role("button", name="Start: roll initiative").click()
     expect(tv.get_by_test_id("display-board")).to_contain_text("Bridge", timeout=IDLE_PICKUP)

@@ -10,19 +10,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from sheets import services
 from sheets.models import Character
-from tests.security.pages import demo_table
+from tests.browser.helpers import open_as
+from tests.security.pages import DemoTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def log_in(browser: Browser, base: str, username: str) -> Page:
-    page = browser.new_context().new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("omg-demo-2026")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
-    return page
 
 
 def double_click(page: Page, button: Any) -> list[Any]:
@@ -58,12 +49,12 @@ def slow_server(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_double_clicked_wound_button_adds_one_wound(
-    live_server, browser: Browser, slow_server: None
+    live_server, browser: Browser, slow_server: None, demo_table: DemoTable
 ):
-    demo = demo_table()
+    demo = demo_table
     character = demo.character
     zone = character.zones.get(name="chest")
-    page = log_in(browser, live_server.url, "gm")
+    page = open_as(browser, live_server.url, "gm", {})
     page.goto(f"{live_server.url}/characters/{character.pk}/")
     version = Character.objects.get(pk=character.pk).version
     posts = double_click(page, page.get_by_role("button", name="Add a wound to chest"))
@@ -74,10 +65,12 @@ def test_a_double_clicked_wound_button_adds_one_wound(
     assert Character.objects.get(pk=character.pk).version == version + 1
 
 
-def test_a_double_clicked_plain_form_posts_once(live_server, browser: Browser, slow_server: None):
-    demo = demo_table()
+def test_a_double_clicked_plain_form_posts_once(
+    live_server, browser: Browser, slow_server: None, demo_table: DemoTable
+):
+    demo = demo_table
     character = demo.character
-    page = log_in(browser, live_server.url, "gm")
+    page = open_as(browser, live_server.url, "gm", {})
     page.goto(f"{live_server.url}/characters/{character.pk}/")
     version = Character.objects.get(pk=character.pk).version
     page.get_by_text("Rest, Fate and reserve roll").click()

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from sheets.models import Character
-from tests.browser.test_live_encounter import PHONE, log_in
+from tests.browser.helpers import PHONE, log_in
 from tests.factories import make_fight
 from tests.fight_steps import strike
 
@@ -22,8 +22,7 @@ def test_a_refused_reroll_is_told_in_the_result_card(
     fight = make_fight(table)
     gm, player = table.gm, table.player
     strike(fight.encounter, fight.ysolde, fight.thug, actor=player, defender=gm, roll=3)
-    phone = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
-    page = log_in(browser, live_server.url, player.username, **phone)
+    page = log_in(browser, live_server.url, player.username, **PHONE)
     page.goto(f"{live_server.url}{fight.encounter.get_absolute_url()}")
     card = page.get_by_test_id("result-card").locator("visible=true")
     expect(card.get_by_test_id("fate-reroll")).to_be_visible()

@@ -1,27 +1,25 @@
 """The GM reads the fight forecast before the first roll: on the prepared encounter a first
 look at once, then the full forecast swapped in; a "what if" of one NPC more; the same block
-on the matchup page. Every page passes the checks of test_table_ready.py (axe-core, nothing
+on the matchup page. Every page passes the checks of tests/browser/helpers.py (axe-core, nothing
 wider than the screen, no control under 24 px, no console error). A player never reaches it."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 from django.core.cache import cache
 from playwright.sync_api import expect
 
 from prep.models import PreparedEncounter
-from tests.browser.test_table_ready import LAPTOP, PHONE, check_page, open_as
-from tests.security.pages import demo_table
+from tests.browser.helpers import LAPTOP, PHONE, check_page, open_as
+from tests.security.pages import DemoTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def table() -> Any:
+def demo_table(demo_table: DemoTable) -> DemoTable:
     """The demo table's prepared "Ford" (two town guards), with Ysolde expected."""
-    demo = demo_table()
+    demo = demo_table
     prepared = PreparedEncounter.objects.get(pk=demo.ids["prepared"])
     prepared.expected.set([demo.character])
     cache.clear()
@@ -29,10 +27,10 @@ def table() -> Any:
 
 
 @pytest.mark.parametrize(("device", "label"), [(LAPTOP, "laptop"), (PHONE, "phone")])
-def test_the_gm_reads_the_forecast_on_both_pages(asgi_server, browser, table, device, label):
+def test_the_gm_reads_the_forecast_on_both_pages(asgi_server, browser, demo_table, device, label):
     width = device["viewport"]["width"]
     base = asgi_server.url
-    prepared = PreparedEncounter.objects.get(pk=table.ids["prepared"])
+    prepared = PreparedEncounter.objects.get(pk=demo_table.ids["prepared"])
     page = open_as(browser, base, "gm", device)
 
     page.goto(f"{base}{prepared.get_absolute_url()}")
@@ -62,18 +60,18 @@ def test_the_gm_reads_the_forecast_on_both_pages(asgi_server, browser, table, de
     check_page(page, width)
 
 
-def test_a_player_never_reaches_the_forecast(asgi_server, browser, table):
+def test_a_player_never_reaches_the_forecast(asgi_server, browser, demo_table):
     page = open_as(browser, asgi_server.url, "alice", PHONE)
-    response = page.goto(f"{asgi_server.url}/prepared/{table.ids['prepared']}/forecast/")
+    response = page.goto(f"{asgi_server.url}/prepared/{demo_table.ids['prepared']}/forecast/")
     assert response is not None and response.status == 404
     expect(page.get_by_test_id("forecast")).to_have_count(0)
 
 
-def test_a_refused_forecast_request_is_told_beside_its_form(asgi_server, browser, table):
+def test_a_refused_forecast_request_is_told_beside_its_form(asgi_server, browser, demo_table):
     """An htmx request the server refuses swaps nothing (htmx-config): static/js/app.js tells
     the plain-text reason beside the form that sent it, and the next answer clears it."""
     base = asgi_server.url
-    prepared = PreparedEncounter.objects.get(pk=table.ids["prepared"])
+    prepared = PreparedEncounter.objects.get(pk=demo_table.ids["prepared"])
     page = open_as(browser, base, "gm", LAPTOP)
     page.goto(f"{base}{prepared.get_absolute_url()}")
     expect(page.get_by_test_id("forecast-refining")).to_have_count(0)

@@ -2,14 +2,13 @@
 the library, an NPC from the one-screen form, a prepared encounter with NPC groups and the
 expected characters, its matchup table, and the one press that starts it and opens the
 tracker. Every page passes axe-core, with nothing wider than the screen and no control under
-24 px (the checks of test_table_ready.py). Then the prepared fight at the table: the GM's thug
+24 px (the checks of tests/browser/helpers.py). Then the prepared fight at the table: the GM's thug
 throws Ysolde, her player's phone shows her prone, and it ends, live, as her next turn
 begins. Screenshots go to $PREP_SHOTS when it is set."""
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -17,9 +16,8 @@ from playwright.sync_api import Page, expect
 from combat.models import Declaration, Encounter, Participant
 from prep import services as prep
 from prep.models import LibraryNpc, PreparedEncounter
-from tests.browser.test_live_encounter import a_hitting_roll
-from tests.browser.test_table_ready import LAPTOP, PHONE, check_page, open_as
-from tests.security.pages import demo_table
+from tests.browser.helpers import LAPTOP, PHONE, a_hitting_roll, check_page, open_as
+from tests.security.pages import DemoTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,17 +30,17 @@ def shot(page: Page, name: str) -> None:
 
 
 @pytest.fixture
-def table() -> Any:
+def demo_table(demo_table: DemoTable) -> DemoTable:
     """The demo table, with the GM's preparation started from nothing (the page walks' own
     library and prepared encounter are not this story's)."""
-    demo = demo_table()
+    demo = demo_table
     PreparedEncounter.objects.all().delete()
     LibraryNpc.objects.all().delete()
     return demo
 
 
 @pytest.mark.parametrize(("device", "label"), [(LAPTOP, "laptop"), (PHONE, "phone")])
-def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, table, device, label):
+def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, demo_table, device, label):
     width = device["viewport"]["width"]
     page = open_as(browser, asgi_server.url, "gm", device)
     base = asgi_server.url
@@ -79,7 +77,7 @@ def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, table, dev
     assert LibraryNpc.objects.filter(name="Bandit", sheet__weapons__0__name="Hatchet").exists()
 
     # A prepared encounter, from the campaign page.
-    page.goto(f"{base}{table.campaign.get_absolute_url()}")
+    page.goto(f"{base}{demo_table.campaign.get_absolute_url()}")
     page.get_by_role("button", name="Prepared encounters").click()
     check_page(page, width)
     page.get_by_label("Name of the prepared encounter").fill("Wolves at the ford")
@@ -134,25 +132,29 @@ def test_the_gm_builds_reads_and_starts_a_fight(asgi_server, browser, table, dev
     expect(page.get_by_text("Veteran #2").first).to_be_visible()
 
 
-def test_players_never_reach_the_library(asgi_server, browser, table):
+def test_players_never_reach_the_library(asgi_server, browser, demo_table):
     page = open_as(browser, asgi_server.url, "alice", PHONE)
     assert page.get_by_role("button", name="NPC library").count() == 1  # their own, empty
     page.get_by_role("button", name="NPC library").click()
     expect(page.get_by_text("Your library is empty")).to_be_visible()
-    page.goto(f"{asgi_server.url}{table.campaign.get_absolute_url()}")
+    page.goto(f"{asgi_server.url}{demo_table.campaign.get_absolute_url()}")
     expect(page.get_by_test_id("prep-section")).to_have_count(0)
-    response = page.goto(f"{asgi_server.url}/campaigns/{table.campaign.pk}/prepared/")
+    response = page.goto(f"{asgi_server.url}/campaigns/{demo_table.campaign.pk}/prepared/")
     assert response is not None and response.status == 404
 
 
-def test_a_prepared_fight_runs_its_conditions_on_the_players_phone(asgi_server, browser, table):
+def test_a_prepared_fight_runs_its_conditions_on_the_players_phone(
+    asgi_server, browser, demo_table
+):
     """Prepared ahead (the thug from the starter set against Ysolde), started with one press,
     then a throw: "Prone" shows on Alice's phone and ends as Ysolde's next turn begins."""
     base = asgi_server.url
-    prep.add_starter_set(owner=table.gm)
-    prepared = PreparedEncounter.objects.create(campaign=table.campaign, name="Thug at the gate")
-    prepared.expected.set([table.character])
-    prepared.groups.create(npc=LibraryNpc.objects.get(owner=table.gm, starter="thug"), count=1)
+    prep.add_starter_set(owner=demo_table.gm)
+    prepared = PreparedEncounter.objects.create(
+        campaign=demo_table.campaign, name="Thug at the gate"
+    )
+    prepared.expected.set([demo_table.character])
+    prepared.groups.create(npc=LibraryNpc.objects.get(owner=demo_table.gm, starter="thug"), count=1)
 
     gm = open_as(browser, base, "gm", LAPTOP)
     gm.goto(f"{base}/prepared/{prepared.pk}/")
@@ -165,7 +167,7 @@ def test_a_prepared_fight_runs_its_conditions_on_the_players_phone(asgi_server, 
     encounter = Encounter.objects.get(name="Thug at the gate")
     gm.get_by_role("button", name="Start: roll initiative").click()
     expect(gm.get_by_test_id("next-turn")).to_be_visible()
-    ysolde = Participant.objects.get(encounter=encounter, character=table.character)
+    ysolde = Participant.objects.get(encounter=encounter, character=demo_table.character)
     thug = Participant.objects.exclude(pk=ysolde.pk).get(encounter=encounter)
 
     phone = open_as(browser, base, "alice", PHONE)

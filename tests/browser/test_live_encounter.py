@@ -11,63 +11,17 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from combat import services
-from combat.models import Declaration, Participant
-from tests.browser.waits import listen, wait
-from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
+from combat.models import Declaration
+from tests.browser.helpers import PHONE, a_hitting_roll, listen, log_in, open_live, wait
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WITHIN_A_SECOND = 1_000  # ms
-PHONE = {"width": 390, "height": 844}
-
-
-def log_in(browser: Browser, base: str, username: str, **context: Any) -> Page:
-    page = browser.new_context(**context).new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/dashboard/")
-    return page
-
-
-def open_live(page: Page, url: str) -> None:
-    page.goto(url)
-    expect(page.get_by_test_id("live-status")).to_contain_text("Live")
+WIDTH = PHONE["viewport"]["width"]
 
 
 def log_texts(page: Page) -> list[str]:
     return page.locator("#combat-log li[data-entry]").all_inner_texts()
-
-
-def a_hitting_roll(declaration: Declaration) -> int:
-    """A plain success (no double, no 100) for the declared defense, from the engine's PvD."""
-    declaration.encounter = declaration.attacker.encounter
-    odds = services.declaration_odds(declaration)
-    pro, dif = odds[declaration.defense]["pro"], odds[declaration.defense]["dif"]
-    return next(r for r in range(dif + 1, pro + 1) if r % 11 and r != 100)
-
-
-@pytest.fixture
-def fight(transactional_db: None) -> dict[str, Any]:
-    gm, player = make_user("gm"), make_user("pat")
-    campaign = make_campaign(gm, players=(player,))
-    ysolde = make_ysolde(campaign, player)
-    thug = make_thug(campaign, gm)
-    encounter, _ = services.create_encounter(campaign=campaign, name="Ambush", actor=gm)
-    services.add_participants(encounter=encounter, characters=[ysolde, thug], actor=gm)
-    services.start_encounter(encounter=encounter, actor=gm)
-    thug_p = Participant.objects.get(encounter=encounter, character=thug)
-    services.set_turn(encounter=encounter, participant=thug_p, actor=gm)
-    return {
-        "encounter": encounter,
-        "thug": thug_p,
-        "ysolde": Participant.objects.get(encounter=encounter, character=ysolde),
-        "chest": ysolde.zones.get(name="chest"),
-        "hatchet": thug.weapons.get(),
-    }
 
 
 def test_gm_and_player_fight_live_and_a_dropped_screen_catches_up(
@@ -76,7 +30,7 @@ def test_gm_and_player_fight_live_and_a_dropped_screen_catches_up(
     base = asgi_server.url
     url = f"{base}{fight['encounter'].get_absolute_url()}"
     gm = log_in(browser, base, "gm")
-    player = log_in(browser, base, "pat", viewport=PHONE, is_mobile=True, has_touch=True)
+    player = log_in(browser, base, "pat", **PHONE)
     second = log_in(browser, base, "pat")
     for page in (gm, player, second):
         open_live(page, url)
@@ -105,8 +59,8 @@ def test_gm_and_player_fight_live_and_a_dropped_screen_catches_up(
     expect(incoming.locator("table.odds tbody tr")).to_have_count(3)  # dodge, parry, block
     parry = incoming.get_by_test_id("defend-parry")
     box = parry.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= PHONE["width"]
-    assert player.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert box is not None and box["x"] + box["width"] <= WIDTH
+    assert player.evaluate("document.documentElement.scrollWidth") <= WIDTH
     parry.click()
 
     # The GM sees the parry arrive, and rolls physical dice typed in.

@@ -4,75 +4,24 @@ defends with one thumb, and every page passes axe-core with no serious or critic
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.urls import reverse
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import expect
 
 from combat import services
 from combat.models import Participant
-from tests.browser.test_cockpit import axe_clean
-from tests.browser.waits import fired, listen, wait
-from tests.security.pages import demo_table
+from tests.browser.helpers import LAPTOP, PHONE, check_page, fired, listen, open_as, wait
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 390, "height": 844},
-    "is_mobile": True,
-    "has_touch": True,
-}
-LAPTOP = {"viewport": {"width": 1280, "height": 800}}
-
-# Visible form fields, and controls smaller than WCAG 2.2's 24x24 px (links inside a sentence
-# are exempt there, so only links standing alone are measured).
+# Visible form fields.
 FIELDS = """[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
   .filter(e => e.checkVisibility()).length"""
-# The body diagram's zones are shortcuts to each zone's own 44 px buttons: WCAG's "equivalent
-# control" exception, so they are not measured.
-CONTROLS = (
-    "button, input:not([type=hidden]), select, summary, textarea,"
-    " a:not(p a):not(small a):not(td a):not(hgroup a):not(svg a)"
-)
-SMALL_CONTROLS = """[...document.querySelectorAll('CONTROLS')]
-  .filter(e => e.checkVisibility())
-  .map(e => [e.tagName, (e.innerText || e.name || e.getAttribute('aria-label') || '').trim(),
-             e.getBoundingClientRect()])
-  .filter(([, , r]) => r.width < 24 || r.height < 24)
-  .map(([tag, text, r]) => `${tag} "${text}" ${Math.round(r.width)}x${Math.round(r.height)}`)"""
-SMALL_CONTROLS = SMALL_CONTROLS.replace("CONTROLS", CONTROLS)
 
 
-def open_as(browser: Browser, base: str, username: str, device: dict[str, Any]) -> Page:
-    page = browser.new_context(**device).new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.errors = errors  # type: ignore[attr-defined]  # collected by the test
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("omg-demo-2026")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
-    return page
-
-
-def check_page(page: Page, width: int) -> None:
-    """No sideways scrolling, no control under 24 px, axe clean, no console errors."""
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
-    assert page.evaluate(SMALL_CONTROLS) == [], page.url
-    axe_clean(page)
-    assert page.errors == [], page.url  # type: ignore[attr-defined]  # collected by the test
-
-
-@pytest.fixture
-def table() -> Any:
-    return demo_table()
-
-
-def test_a_players_phone_opens_the_sheet_on_what_the_table_needs(asgi_server, browser, table):
+def test_a_players_phone_opens_the_sheet_on_what_the_table_needs(asgi_server, browser, demo_table):
     page = open_as(browser, asgi_server.url, "alice", PHONE)
-    page.goto(f"{asgi_server.url}{table.character.get_absolute_url()}")
+    page.goto(f"{asgi_server.url}{demo_table.character.get_absolute_url()}")
     first_screen = PHONE["viewport"]["height"]
     # Vitality, the strikes and the defenses are on the first screen.
     for locator in (
@@ -95,14 +44,14 @@ def test_a_players_phone_opens_the_sheet_on_what_the_table_needs(asgi_server, br
 
 
 def test_the_attacked_player_defends_from_the_bottom_of_the_first_screen(
-    asgi_server, browser, table
+    asgi_server, browser, demo_table
 ):
-    encounter = table.encounter
+    encounter = demo_table.encounter
     thug = Participant.objects.select_related("character", "encounter__campaign").get(
         encounter=encounter, character__name="Salvager Thug"
     )
     ysolde = Participant.objects.select_related("character", "encounter__campaign").get(
-        encounter=encounter, character=table.character
+        encounter=encounter, character=demo_table.character
     )
     services.declare_attack(
         encounter=encounter,
@@ -111,7 +60,7 @@ def test_the_attacked_player_defends_from_the_bottom_of_the_first_screen(
         action="precise",
         zone=ysolde.character.zones.get(name="chest"),
         weapon=thug.character.weapons.first(),
-        actor=table.gm,
+        actor=demo_table.gm,
     )
     page = open_as(browser, asgi_server.url, "alice", PHONE)
     page.goto(f"{asgi_server.url}{encounter.get_absolute_url()}")
@@ -135,9 +84,9 @@ def test_the_attacked_player_defends_from_the_bottom_of_the_first_screen(
     check_page(page, PHONE["viewport"]["width"])
 
 
-def test_the_gms_tracker_is_calm_at_rest(asgi_server, browser, table):
+def test_the_gms_tracker_is_calm_at_rest(asgi_server, browser, demo_table):
     page = open_as(browser, asgi_server.url, "gm", LAPTOP)
-    page.goto(f"{asgi_server.url}{table.encounter.get_absolute_url()}")
+    page.goto(f"{asgi_server.url}{demo_table.encounter.get_absolute_url()}")
     expect(page.locator("table.initiative meter").first).to_be_visible()
     assert page.evaluate(FIELDS) <= 10
     # A row's menu holds its controls, quick damage among them.
@@ -172,16 +121,18 @@ PAGES = [
 
 
 @pytest.mark.parametrize(("who", "device"), [("alice", PHONE), ("gm", LAPTOP)])
-def test_every_page_passes_axe_for_the_gm_and_a_player(asgi_server, browser, table, who, device):
+def test_every_page_passes_axe_for_the_gm_and_a_player(
+    asgi_server, browser, demo_table, who, device
+):
     page = open_as(browser, asgi_server.url, who, device)
     for _, url in PAGES:
-        page.goto(f"{asgi_server.url}{url(table)}")
+        page.goto(f"{asgi_server.url}{url(demo_table)}")
         check_page(page, device["viewport"]["width"])
 
 
-def test_the_gm_runs_the_tracker_from_the_keyboard(asgi_server, browser, table):
+def test_the_gm_runs_the_tracker_from_the_keyboard(asgi_server, browser, demo_table):
     page = open_as(browser, asgi_server.url, "gm", LAPTOP)
-    page.goto(f"{asgi_server.url}{table.encounter.get_absolute_url()}")
+    page.goto(f"{asgi_server.url}{demo_table.encounter.get_absolute_url()}")
     expect(page.get_by_test_id("live-status")).to_contain_text("Live")
     page.keyboard.press("?")
     dialog = page.get_by_role("dialog", name="Keyboard shortcuts")

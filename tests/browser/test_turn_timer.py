@@ -14,8 +14,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from combat import display
 from combat.models import Encounter
-from tests.browser.test_live_encounter import PHONE, fight, log_in  # noqa: F401 - a fixture
-from tests.browser.waits import move_clock_until
+from tests.browser.helpers import PHONE, log_in, move_clock_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,13 +30,13 @@ def timer_shows(page: Page, state: str) -> Callable[[], bool]:
 def test_the_timer_counts_down_on_every_screen(
     asgi_server,
     browser: Browser,
-    fight: dict[str, Any],  # noqa: F811 - the fixture above
+    fight: dict[str, Any],
 ):
     base = asgi_server.url
     encounter = fight["encounter"]
     url = f"{base}{encounter.get_absolute_url()}"
     gm = log_in(browser, base, "gm")
-    phone = log_in(browser, base, "pat", viewport=PHONE, is_mobile=True, has_touch=True)
+    phone = log_in(browser, base, "pat", **PHONE)
     link = display.make_link(campaign=encounter.campaign, actor=encounter.campaign.gm)
     tv = browser.new_context(viewport=TV).new_page()
     screens = (gm, phone, tv)
@@ -70,9 +69,15 @@ def test_the_timer_counts_down_on_every_screen(
         timer = page.get_by_test_id("turn-timer")
         expect(timer).to_contain_text("time's up")
         expect(timer).to_have_class("turn-timer turn-timer-up")
-    # Nothing happened by itself: the same turn, nothing new in the log.
+    # Nothing happens by itself: a whole minute more on every screen's clock sends nothing,
+    # and the turn stays where it was.
     turn = gm.get_by_test_id("turn").inner_text()
-    gm.wait_for_timeout(1_000)
+    posts: list[str] = []
+    for page in screens:
+        page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+        page.clock.fast_forward(60_000)
+        page.evaluate("() => null")  # a round trip: what the timers started has been sent
+    assert posts == []
     assert Encounter.objects.get(pk=encounter.pk).turn_id == fight["thug"].pk
     expect(gm.get_by_test_id("turn")).to_have_text(turn)
     # The GM passes the turn: the next one gets the whole time again everywhere.

@@ -23,9 +23,10 @@ from checks import services
 from checks.models import CheckCall
 from combat import services as combat_services
 from live.pusher import flush_pushes
-from tests.combat.test_live_feed import received
-from tests.combat.test_live_multiprocess import redis_url
-from tests.factories import make_campaign, make_user
+from tests import polling
+from tests.combat.helpers import received
+from tests.factories import make_campaign
+from tests.servers import redis_url
 
 HX = {"HTTP_HX_REQUEST": "true"}
 HELLO = b"event: hello\ndata: \n\n"
@@ -89,7 +90,7 @@ def athletics() -> services.Target:
 @pytest.mark.django_db(transaction=True)
 def test_a_call_reaches_the_asked_players_stream_only(table, layer):
     # The asked player also plays in another campaign, whose stream is told nothing.
-    elsewhere = make_campaign(make_user("other_gm"), players=(table.owner, table.player))
+    elsewhere = make_campaign(table.other_gm, players=(table.owner, table.player))
 
     async def scenario() -> dict[str, Any]:
         asked = await open_stream(table.owner, table.campaign.pk)
@@ -308,11 +309,13 @@ def test_a_processs_streams_of_a_campaign_share_one_member_of_its_group(table):
         feeds = len(campaign._feeds)
         # The pages close: their waits for news are cancelled, as a disconnect cancels them.
         waits = [asyncio.ensure_future(anext(chunks)) for chunks in streams]
-        await asyncio.sleep(0.05)
+        for chunks in streams:
+            await polling.waiting_inside(chunks)
         for waiting in waits:
             waiting.cancel()
         await asyncio.gather(*waits, return_exceptions=True)
-        await asyncio.sleep(0.1)  # the feed's task leaves the group
+        # The feed's task leaves the group.
+        await polling.wait_for_async(lambda: not layer.groups.get(group) and not campaign._feeds)  # type: ignore[attr-defined]  # in-memory
         return members, feeds, len(layer.groups.get(group, {})), len(campaign._feeds)  # type: ignore[attr-defined]  # in-memory
 
     assert async_to_sync(scenario)() == (1, 1, 0, 0)

@@ -15,59 +15,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from combat import services
-from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from sheets.models import BodyZone, Character, Discipline, Weapon
+from combat.models import CombatLogEntry, Declaration, Participant
+from tests.combat.helpers import snapshot
 from tests.factories import make_thug, make_ysolde
 
 pytestmark = pytest.mark.django_db
 
 ZONES = ["head", "chest", "left arm", "right leg"]
-
-
-def snapshot(encounter: Encounter) -> dict[str, Any]:
-    """Everything a fight can change (sheet versions aside: they only ever count up)."""
-    chars = list(
-        Participant.objects.filter(encounter=encounter).values_list("character", flat=True)
-    )
-    return {
-        "encounter": Encounter.objects.filter(pk=encounter.pk)
-        .values("status", "round", "turn_id", "countering")
-        .get(),
-        "participants": list(
-            Participant.objects.filter(encounter=encounter)
-            .order_by("pk")
-            .values(
-                "state",
-                "conditions",
-                "counterattacks",
-                "stamina_due",
-                "position",
-                "initiative",
-                "itv",
-                "hidden",
-                "on_alert",
-            )
-        ),
-        "open": list(
-            Declaration.objects.filter(encounter=encounter)
-            .exclude(status="cancelled")
-            .values("pk", "status", "defense")
-        ),
-        "characters": list(
-            Character.objects.filter(pk__in=chars)
-            .order_by("pk")
-            .values("vitality", "fate", "exp_marks", "itv")
-        ),
-        "zones": list(
-            BodyZone.objects.filter(character__in=chars)
-            .order_by("pk")
-            .values("wounds", "arm", "grievous")
-        ),
-        "weapons": list(Weapon.objects.filter(character__in=chars).order_by("pk").values("dmg")),
-        "disciplines": list(
-            Discipline.objects.filter(character__in=chars).order_by("pk").values("exp_marks")
-        ),
-    }
 
 
 class FightMachine(RuleBasedStateMachine):

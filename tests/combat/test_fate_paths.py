@@ -27,7 +27,7 @@ from django.urls import reverse
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration
-from tests.combat.test_combat_undo import snapshot
+from tests.combat.helpers import snapshot
 from tests.factories import Fight
 from tests.fight_steps import declare_and_defend
 

@@ -21,8 +21,10 @@ from django.db import connection, connections
 from django.test import Client
 
 from checks import services as checks
+from tests import polling
 from tests.factories import make_ysolde
-from tests.servers import AsgiServer, RedisServer, start_asgi_server, wait_for
+from tests.polling import wait_for
+from tests.servers import AsgiServer, RedisServer, start_asgi_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -150,7 +152,7 @@ def test_campaign_streams_closing_at_once_leave_no_warning_and_no_member_behind(
                 if (event := expected[i % 3]) is not None:
                     await asyncio.wait_for(page.hears(event), 20)
                     heard["told"].append(True)
-            await asyncio.sleep(0.5)
+            await polling.nothing_within(0.5)  # what the untold pages would have heard by now
             heard["untold"] = [
                 b"event: prompts" in p.text or b"event: call-" in p.text for p in pages[2::3]
             ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-import time
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -18,6 +17,8 @@ from combat import services
 from combat.live import broadcast, presence, push, stream
 from combat.models import CombatLogEntry, Encounter
 from live import pusher, sse
+from tests import polling
+from tests.combat.helpers import received
 from tests.factories import make_ysolde
 from tests.feed import events, stream_text, stream_texts
 
@@ -30,21 +31,6 @@ def listen(encounter_id: int) -> str:
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(push.group_name(encounter_id), channel)
     return channel
-
-
-def received(channel: str) -> list[dict]:
-    layer = get_channel_layer()
-    assert pusher.flush_pushes()  # pushes go out off the request's thread
-
-    async def drain() -> list[dict]:
-        out = []
-        while True:
-            try:
-                out.append(await asyncio.wait_for(layer.receive(channel), 0.2))
-            except TimeoutError:
-                return out
-
-    return async_to_sync(drain)()
 
 
 def test_it_pushes_each_entry_once_after_commit(fight, django_capture_on_commit_callbacks):
@@ -286,7 +272,7 @@ def test_a_viewer_arriving_is_news_to_the_gms_streams_only(table):
         await stream.presence_news().flushed()
         # Leaving cancels the stream's wait for news, as a disconnect does.
         waiting = asyncio.ensure_future(anext(chunks))
-        await asyncio.sleep(0.05)
+        await polling.waiting_inside(chunks)
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
         await stream.presence_news().flushed()
@@ -567,14 +553,21 @@ def test_a_burst_of_messages_during_a_pass_is_served_by_one_next_pass(table):
 
         feed._pass = slow_pass  # type: ignore[method-assign]  # slowed on purpose
         feed.wake.set()  # the first pass starts, and holds on
-        while not passes:
-            await asyncio.sleep(0.01)
+        assert await polling.wait_for_async(lambda: bool(passes), 5)
         layer = get_channel_layer()
         for _ in range(30):
             await layer.group_send(push.presence_group_name(encounter.pk), {"type": push.PRESENCE})
-        await asyncio.sleep(0.2)
+
+        def all_heard() -> bool:  # the feed read every message off its in-memory channel
+            group = push.presence_group_name(encounter.pk)
+            channels = layer.groups.get(group, {})  # type: ignore[attr-defined]  # in-memory
+            queues = [layer.channels.get(c) for c in channels]  # type: ignore[attr-defined]
+            return feed.presence_due and all(q is None or q.empty() for q in queues)
+
+        assert await polling.wait_for_async(all_heard, 5)
         release.set()
-        await asyncio.sleep(0.2)
+        assert await polling.wait_for_async(lambda: len(passes) == 2, 5)
+        await polling.nothing_within(0.2)  # and no third pass comes
         feed.task.cancel()
         await asyncio.gather(feed.task, return_exceptions=True)
         return passes
@@ -618,9 +611,7 @@ def test_a_broadcaster_joins_its_groups_again_at_each_heartbeat(table, monkeypat
         def members() -> list[int]:
             return [len(layer.groups.get(group, {})) for group in groups]  # type: ignore[attr-defined]  # in-memory
 
-        deadline = time.monotonic() + 5  # fifty heartbeats
-        while members() != [1, 1] and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await polling.wait_for_async(lambda: members() == [1, 1], 5)  # fifty heartbeats
         seen = members()
         feed.task.cancel()
         await asyncio.gather(feed.task, return_exceptions=True)

@@ -5,8 +5,6 @@ Runs in the PostgreSQL run of scripts/test.sh, which starts a throwaway PostgreS
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from channels.layers import channel_layers
 from django.db import connection
@@ -15,19 +13,10 @@ from django.test import Client
 from combat import services
 from combat.models import CombatLogEntry
 from tests.factories import make_thug, make_ysolde
-from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
-from tests.workers import worker_redis_url
+from tests.polling import wait_for
+from tests.servers import AsgiServer, SseClient, redis_url, start_asgi_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def redis_url() -> str:
-    url = worker_redis_url()  # this xdist worker's own database on the shared Redis
-    if not url:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must provide TEST_REDIS_URL (scripts/test.sh starts a Redis)")
-        pytest.skip("no TEST_REDIS_URL: scripts/test.sh starts a Redis when redis-server exists")
-    return url
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ from django.test import Client
 
 from combat import services
 from tests.factories import make_thug, make_ysolde
-from tests.servers import RedisServer, SseClient, start_asgi_server, wait_for
+from tests.polling import wait_for
+from tests.servers import RedisServer, SseClient, start_asgi_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -232,7 +233,7 @@ def test_a_burst_of_pages_opening_on_a_small_pool_gets_no_503(table, own_redis, 
             health.append(answer.status_code)
             if answer.status_code != 200:
                 unhealthy.append(answer.text)
-            time.sleep(0.1)
+            done.wait(0.1)  # the next look, or none once the crowd is over
 
     poller = threading.Thread(target=poll)
     try:

@@ -24,7 +24,8 @@ from live import pusher
 from sheets import accounts
 from sheets import services as sheets_services
 from sheets.models import Campaign, Membership
-from tests.combat.test_live_feed import received
+from tests import polling
+from tests.combat.helpers import received
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -249,7 +250,7 @@ def test_the_broadcasters_are_gone_with_their_streams(fight):
             user=table.gm, campaign=table.campaign, user_id=table.player.pk
         )
         assert [await gone_at_once(chunks) for chunks in streams] == [True, True]
-        await asyncio.sleep(0.1)  # the feeds' tasks end
+        await polling.wait_for_async(lambda: not broadcast._broadcasters and not campaign._feeds)
         return len(broadcast._broadcasters), len(campaign._feeds)
 
     assert async_to_sync(scenario)() == (0, 0)

@@ -12,7 +12,7 @@ from combat import services
 from combat.models import CombatLogEntry, Participant
 from rules.engine.omg_data import MELEE_COMBAT
 from sheets.models import Discipline, Weapon
-from tests.combat.test_combat_undo import snapshot
+from tests.combat.helpers import snapshot
 from tests.fight_steps import declare_and_defend
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,6 @@ a request that finds none free within the pool's timeout is a 503 with Retry-Aft
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,8 @@ from combat import services
 from config import urls as site_urls
 from sheets.models import ApiToken
 from tests.factories import make_thug, make_ysolde
-from tests.servers import AsgiServer, SseClient, start_asgi_server, wait_for
+from tests.polling import wait_for
+from tests.servers import AsgiServer, SseClient, start_asgi_server
 from tests.workers import worker_index
 
 
@@ -221,11 +221,14 @@ def test_it_holds_at_most_the_pool_and_answers_503_beyond_it(table):
         threads = [threading.Thread(target=press) for _ in range(8)]
         for t in threads:
             t.start()
+
         # The pool holds 2 and both wait for the lock: the other 6 are answered after 0.5 s.
-        deadline = time.monotonic() + 4
-        while time.monotonic() < deadline and len(answers) < 6:
+        def six_answered() -> bool:
+            nonlocal most
             most = max(most, server_connections())
-            time.sleep(0.02)
+            return len(answers) >= 6
+
+        wait_for(six_answered, 4, every=0.02)
         most = max(most, server_connections())
         locker.rollback()
         for t in threads:
