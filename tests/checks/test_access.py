@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from checks import services
 from checks.models import CheckCall, CheckRequest
-from tests.checks.conftest import Table
+from tests.tables import ChecksTable as Table
 
 pytestmark = pytest.mark.django_db
 

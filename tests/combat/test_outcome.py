@@ -38,11 +38,11 @@ def _stored(kind: str, result: dict[str, Any]) -> outcomes.Outcome | None:
 @pytest.mark.parametrize("seed", range(40))
 def test_it_stores_a_strike_as_the_engine_writes_it_and_reads_it_back(seed):
     rng = random.Random(seed)
-    mode = rng.choice(["fast", "precise", "mighty"])
+    mode = rng.choice(list(omg.StrikeMode))
     r = omg.strike(
         omg.Attacker(mode, rng.randint(1, 5), rng.randint(0, 5), weapon_dmg=rng.randint(0, 5)),
         omg.Defender(
-            rng.choice(["dodge", "parry", "block"]),
+            rng.choice(list(omg.DefenseMode)),
             rng.randint(1, 5),
             rng.randint(0, 5),
             arm=rng.randint(0, 5),
@@ -273,7 +273,7 @@ def lookups(source: str, names: set[str]) -> list[tuple[int, str]]:
             target = node.func.value
         name = _named(target) if target is not None else None
         if name in names:
-            found.append((node.lineno, ast.unparse(node)))
+            found.append((getattr(node, "lineno", 0), ast.unparse(node)))
     return found
 
 
