@@ -58,7 +58,7 @@ from live.streams import (
 from sheets.models import Campaign, Membership
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,9 @@ from rules.engine import omg
 from sheets.models import Campaign, Character
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser, User
+    from django.contrib.auth.models import AnonymousUser
+
+    from sheets.users import User
 
 KIND_CHOICES = [(k.value, k.value.capitalize()) for k in omg.CheckKind]
 DEGREE_CHOICES = [(d.value, d.label) for d in omg.Degree]

@@ -34,6 +34,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         # As DRF does for its own errors: a view in ATOMIC_REQUESTS rolls back.
         set_rollback()
         return Response(exc.body(), status=exc.api_status)
+    if isinstance(exc, Http404):
+        # Every 404 reads the same, as the URL resolver's do: what does not exist and what
+        # this user may not see are not told apart by their message.
+        exc = exceptions.NotFound()
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
         exc = exceptions.ValidationError(detail)

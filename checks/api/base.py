@@ -3,41 +3,12 @@ error answers, and an id read from the path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import status
-from rest_framework.exceptions import APIException, NotFound
-from rest_framework.exceptions import PermissionDenied as DRFPermissionDenied
-from rest_framework.exceptions import ValidationError as DRFValidationError
+from rest_framework.exceptions import NotFound
 
-from checks.services import CheckConflict
 from sheets.ids import parse_id
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The table moved on; nothing was done."
-    default_code = "conflict"
-
-
-def run[**P, T](fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """A service call, its errors as the API's."""
-    try:
-        return fn(*args, **kwargs)
-    except DjangoValidationError as exc:
-        detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
-        raise DRFValidationError(detail) from exc
-    except DjangoPermissionDenied as exc:
-        raise DRFPermissionDenied(str(exc) or None) from exc
-    except Http404 as exc:
-        raise NotFound() from exc
-    except CheckConflict as exc:
-        raise Conflict(str(exc)) from exc
 
 
 def responses(ok: Any, code: int = 200) -> dict[int, Any]:

@@ -10,7 +10,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from checks import services
-from checks.api.base import run
 from checks.services import Target
 from rules.engine import omg
 from sheets import fields
@@ -66,8 +65,7 @@ class TargetSerializer(fields.StrictSerializer):
 def target_from(data: dict[str, Any]) -> Target:
     """What a body read by a :class:`TargetSerializer` asks to roll (a 400 naming the field
     the rules refuse)."""
-    return run(
-        services.parse_target,
+    return services.parse_target(
         kind=data["kind"],
         against=data["against"],
         aptitude=data["aptitude"],

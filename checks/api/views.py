@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.routers import BaseRouter
 
 from checks import access, services
-from checks.api.base import path_id, responses, run
+from checks.api.base import path_id, responses
 from checks.api.bodies import (
     AnswerBody,
     CallBody,
@@ -82,8 +82,7 @@ class CheckViewSet(_ChecksViewSet):
         spender = check.campaign.characters.filter(pk=data["spender"]).first()
         if spender is None:
             raise ValidationError({"spender": "No such character in this campaign."})
-        revoked, new = run(
-            services.spend_fate,
+        revoked, new = services.spend_fate(
             user=user,
             check=check,
             spender=spender,
@@ -100,7 +99,7 @@ class CheckViewSet(_ChecksViewSet):
         user = signed_in(request.user)
         check = access.get_check(user, path_id(pk))
         _no_body(request)
-        return Response(check_for(user, run(services.reveal, user=user, check=check)))
+        return Response(check_for(user, services.reveal(user=user, check=check)))
 
 
 class CharacterCheckViewSet(_ChecksViewSet):
@@ -113,8 +112,7 @@ class CharacterCheckViewSet(_ChecksViewSet):
         user = signed_in(request.user)
         character = access.get_character(user, path_id(character_pk), write=True)
         d = self.body()
-        check = run(
-            services.roll_check,
+        check = services.roll_check(
             user=user,
             character=character,
             target=target_from(d),
@@ -150,7 +148,7 @@ class CampaignCheckViewSet(_ChecksViewSet):
         user = signed_in(request.user)
         campaign = access.get_campaign(user, path_id(campaign_pk), write=True)
         _no_body(request)
-        check = run(services.undo_latest, user=user, campaign=campaign)
+        check = services.undo_latest(user=user, campaign=campaign)
         return Response(check_for(user, Check.objects.get(pk=check.pk)))
 
 
@@ -189,8 +187,7 @@ class CheckCallViewSet(_ChecksViewSet):
             chosen = list(campaign.characters.filter(pk__in=d["characters"]))
             if len(chosen) != len(set(d["characters"])):
                 raise ValidationError({"characters": "Characters of this campaign only."})
-        call = run(
-            services.call_checks,
+        call = services.call_checks(
             user=user,
             campaign=campaign,
             characters=chosen,
@@ -222,8 +219,7 @@ class CheckRequestViewSet(_ChecksViewSet):
         user = signed_in(request.user)
         asked = access.get_request(user, path_id(pk))
         d = self.body()
-        check = run(
-            services.answer,
+        check = services.answer(
             user=user,
             request=asked,
             rng=server_rng(),
@@ -243,8 +239,7 @@ class ResourceViewSet(_ChecksViewSet):
         user = signed_in(request.user)
         character = access.get_character(user, path_id(character_pk), write=True)
         d = self.body()
-        change = run(
-            services.change_resource,
+        change = services.change_resource(
             user=user,
             character=character,
             pool=d["pool"],

@@ -30,7 +30,7 @@ from rules.engine import omg
 from sheets.models import Campaign, Character
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 
 def fate_spenders(user: User, campaign: Campaign) -> list[Character]:

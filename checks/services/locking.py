@@ -14,6 +14,7 @@ from checks.models import Check, CheckRequest
 from checks.services.targets import discipline_row
 from rules.engine import omg
 from sheets.models import Campaign, Character, Discipline
+from sheets.refusals import Conflict
 from sheets.services import lock_campaign as lock_campaign_row
 
 MAX_FATE = 1000  # the sheet's bound (sheets.models.Character.fate)
@@ -22,7 +23,7 @@ MAX_FATE = 1000  # the sheet's bound (sheets.models.Character.fate)
 Change = dict[str, Any]
 
 
-class CheckConflict(Exception):
+class CheckConflict(Conflict):
     """The table moved on: the roll is no longer the latest, a value changed since."""
 
 

@@ -12,7 +12,7 @@ from checks.models import ResourceChange
 from sheets.models import Character
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from sheets.users import User
 
 
 def change_resource(

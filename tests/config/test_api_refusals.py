@@ -74,8 +74,9 @@ def test_it_answers_a_models_validation_error_as_a_400_by_field() -> None:
     assert answer(DjangoValidationError("Not now.")) == (400, ["Not now."])
 
 
-def test_it_leaves_drfs_own_answers_as_they_were() -> None:
-    assert answer(Http404("No such thing.")) == (404, {"detail": "No such thing."})
+def test_it_answers_every_404_alike_and_leaves_drfs_other_answers() -> None:
+    # A missing id and one this user may not see must read the same, whatever the view said.
+    assert answer(Http404("No such call.")) == (404, {"detail": "Not found."})
     assert answer(PermissionDenied("Players act for their own.")) == (
         403,
         {"detail": "Players act for their own."},

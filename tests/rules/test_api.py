@@ -11,6 +11,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from rules import ore
+from rules.api import base as rules_api
 from rules.models import DiceRoll
 from sheets import randomness
 from sheets.models import ApiToken
@@ -887,3 +888,9 @@ def test_it_checks_the_campaign_field(table, api_for, body, field):
     response = post(api_for(table.gm), "omg/check/", {"pro": 70, "dif": 20, **body})
     assert response.status_code == 400
     assert field in response.json()
+
+
+def test_it_rolls_the_servers_dice_from_the_one_generator(monkeypatch):
+    """The rules API's and the dice pages' dice are the services' (sheets.randomness)."""
+    monkeypatch.setattr(randomness, "RNG", random.Random(7))
+    assert rules_api.server_rng() is randomness.RNG

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from combat.services.resolution import roll_value
-from rules.api import base as rules_api
 from sheets import randomness
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +24,6 @@ ALLOWED = {
     # retries, and no one needs to replay them.
     "integrations/delivery.py",
 }
-# Pending merge: checks is being restructured; it switches to server_rng() then.
-PENDING = ("checks/",)
 
 
 def rolls_of_its_own(tree: ast.AST) -> list[int]:
@@ -60,7 +57,7 @@ def scanned_files() -> list[str]:
     for app in APPS:
         for path in sorted((ROOT / app).rglob("*.py")):
             name = path.relative_to(ROOT).as_posix()
-            if "/migrations/" in name or name.startswith(NOT_SCANNED + PENDING):
+            if "/migrations/" in name or name.startswith(NOT_SCANNED):
                 continue
             found.append(name)
     return found
@@ -105,5 +102,3 @@ def test_it_seeds_every_service_that_is_given_no_rng(monkeypatch):
     rolled = [roll_value(None, None) for _ in range(3)]
     expected = random.Random(7)
     assert rolled == [(expected.randint(1, 100), False) for _ in range(3)]
-    # The rules API's and the dice pages' dice are the same generator.
-    assert rules_api.server_rng() is randomness.RNG
