@@ -35,7 +35,7 @@ from werkzeug.datastructures import Headers, ImmutableMultiDict
 
 from sheets.models import ApiToken
 from tests.factories import make_user
-from tests.security.test_authz_matrix import RULES
+from tests.security.matrix import RULES
 
 PACKAGE = "omg_client"
 BASE_URL = "http://testserver"

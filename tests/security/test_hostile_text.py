@@ -16,9 +16,7 @@ from rest_framework.test import APIClient
 from checks.models import Check, CheckCall
 from sheets.models import ApiToken, BodyZone
 from tests.openapi import openapi_schema
-from tests.security.pages import DemoTable, demo_table, snapshot
-from tests.security.test_csp_and_csrf import get_pages
-from tests.security.test_unknown_keys import _fill, _ids
+from tests.security.pages import DemoTable, api_ids, demo_table, fill, get_pages, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -239,7 +237,7 @@ def test_every_text_field_of_the_api_refuses_a_nul_character(settings):
     }
     cache.clear()
     demo = demo_table()
-    ids = _ids(demo)
+    ids = api_ids(demo)
     api = APIClient(raise_request_exception=False)
     api.force_authenticate(demo.gm)
     schema = openapi_schema()
@@ -251,7 +249,7 @@ def test_every_text_field_of_the_api_refuses_a_nul_character(settings):
             body = operation["requestBody"]["content"]["application/json"]["schema"]
             for field in _text_fields(schema, body):
                 sent += 1
-                url = _fill(path, ids)
+                url = fill(path, ids)
                 response = getattr(api, method)(url, {field: NUL_TEXT}, format="json")
                 answer = response.json() if response.status_code == 400 else None
                 named = isinstance(answer, dict) and field in answer
