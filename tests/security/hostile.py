@@ -115,11 +115,11 @@ def _names_read(source: str, holder: str) -> set[str]:
     )
 
 
-def view_fields(route_name: str) -> dict[str, set[str]]:
+def view_fields(route_name: str, *, by_hand: bool = False) -> dict[str, set[str]]:
     """``{"POST": names, "GET": names}`` a page's view reads, from its code: its own body, the
     forms it builds from the query dict (their fields) and the functions it hands the query
-    dict to (what they read from their first parameter). Django's own views are left to the
-    forms their pages draw."""
+    dict to (what they read from their first parameter). ``by_hand``: only the names read
+    one by one, not a form's. Django's own views are left to the forms their pages draw."""
     view: Callable[..., Any] = inspect.unwrap(pattern_of(route_name).callback)
     view = getattr(view, "view_class", view)
     module = inspect.getmodule(view)
@@ -134,7 +134,7 @@ def view_fields(route_name: str) -> dict[str, set[str]]:
         for callee in re.findall(rf"([\w.]+)\(\s*(?:data=)?{holder}\b", source):
             target = _resolve(module, callee)
             if isinstance(target, type) and hasattr(target, "base_fields"):
-                names |= set(target.base_fields)
+                names |= set() if by_hand else set(target.base_fields)
             elif inspect.isfunction(target):
                 parameters = list(inspect.signature(target).parameters)
                 if parameters:
