@@ -28,6 +28,7 @@ import asyncio
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 import pytest
@@ -1283,6 +1284,25 @@ def test_it_has_an_entry_for_every_url():
     assert not unnamed, f"URL patterns without a name cannot be in the matrix: {unnamed}"
     stale = sorted(set(MATRIX) - {r.name for r in routes()})
     assert not stale, f"Matrix entries for URLs that no longer exist: {stale}"
+
+
+def test_it_names_a_new_url_that_has_no_entry(settings):
+    """The routes come from the URLconf itself: a page added there, and nowhere else, is
+    named by the check above."""
+    from types import ModuleType
+
+    from django.http import HttpResponse
+    from django.urls import include, path
+
+    def brand_new(request: Any) -> HttpResponse:
+        return HttpResponse()
+
+    urls = import_module(settings.ROOT_URLCONF)
+    extra = [path("brand-new/", brand_new, name="brand_new"), path("", include(urls))]
+    conf = ModuleType("urls_with_a_new_route")
+    conf.urlpatterns = extra  # type: ignore[attr-defined]  # a URLconf is any module with it
+    settings.ROOT_URLCONF = conf
+    assert [r.name for r in routes() if r.name not in MATRIX] == ["brand_new"]
 
 
 def test_it_lists_exactly_the_methods_each_api_view_accepts():
