@@ -9,12 +9,15 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from combat import display
 from combat import services as combat_services
+from combat.models import CombatLogEntry
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from sheets.models import ApiToken, Campaign
+from tests.fight_steps import declare_and_defend
 
 #: Django's admin is Django's own (and staff only): it is not walked.
 SKIPPED_NAMESPACES = ("admin",)
@@ -204,6 +207,94 @@ def snapshot() -> dict[str, list[tuple[Any, ...]]]:
         for model in apps.get_models()
         if model._meta.label not in ("sessions.Session", "sheets.LoginSession")
     }
+
+
+# --- What the walks send ---------------------------------------------------------------------
+
+#: Pages that stream or download instead of rendering HTML (checked elsewhere).
+NOT_HTML = {
+    "live:encounter_events",
+    "live:campaign_events",
+    "display:events",
+    "sheets:character_export",
+    "logout",
+    "healthz",
+}
+
+
+def get_pages(demo: DemoTable) -> list[tuple[str, Any]]:
+    """Every page a GM can GET, rendered with the demo table."""
+    client = Client()
+    client.force_login(demo.gm)
+    pages = []
+    for route in routes():
+        if route.is_api and route.name != "api:docs" or route.name in NOT_HTML:
+            continue
+        url = demo.url(route)
+        response = client.get(url)
+        if response.status_code == 405:  # POST-only
+            continue
+        assert response.status_code in (200, 302), (url, response.status_code)
+        pages.append((url, response))
+    anonymous = Client()
+    for url in ("/", "/accounts/login/", "/signup/", "/dice/", "/dice/omg/"):
+        pages.append((f"{url} (anonymous)", anonymous.get(url)))
+    return pages
+
+
+def api_ids(demo: DemoTable) -> dict[str, int]:
+    encounter = demo.encounter
+    attacker, target = encounter.participants.order_by("pk")[:2]
+    gm = demo.gm
+    # One resolved attack (for its roll) and one still waiting for its defense.
+    zone = target.character.zones.first()
+    resolved = declare_and_defend(
+        encounter,
+        attacker,
+        target,
+        action="fast",
+        zone=zone,
+        weapon=None,
+        actor=gm,
+        defender=gm,
+        defense="dodge",
+    )
+    combat_services.resolve(declaration=resolved, actor=gm, rng=random.Random(3))
+    pending, _ = combat_services.declare_attack(
+        encounter=encounter, attacker=attacker, target=target, action="fast", zone=zone, actor=gm
+    )
+    roll = CombatLogEntry.objects.filter(encounter=encounter, roll__isnull=False).latest("seq")
+    return {
+        **demo.ids,
+        "attack": pending.pk,
+        "roll": roll.pk,
+        "library": demo.ids["npc"],
+        "disciplines": demo.ids["discipline"],
+        "weapons": demo.ids["weapon"],
+        "zones": demo.ids["zone"],
+        "webhooks": demo.ids["webhook"],
+        "deliveries": demo.ids["delivery"],
+        "check-request": demo.ids["request"],
+        "check-call": demo.ids["call"],
+    }
+
+
+def fill(path: str, ids: dict[str, int]) -> str:
+    """The path with real ids: ``{x_pk}`` names its object, ``{id}`` is that of the segment
+    before it (``/api/characters/{character_pk}/weapons/{id}/``: a weapon)."""
+    parts = path.strip("/").split("/")
+    out = []
+    for index, part in enumerate(parts):
+        if part.startswith("{"):
+            name = part.strip("{}")
+            if name == "id":
+                noun = parts[index - 1].removesuffix("s")
+                key = {"librarie": "library", "prepare": "prepared"}.get(noun, noun)
+                part = str(ids.get(key) or ids[parts[index - 1]])
+            else:
+                part = str(ids[name.removesuffix("_pk")])
+        out.append(part)
+    return "/" + "/".join(out) + "/"
 
 
 class _Discard:

@@ -27,7 +27,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 import pytest
@@ -42,13 +43,14 @@ from django.utils import timezone
 
 from combat import services as combat
 from combat.display import make_link as make_display_link
-from combat.models import Declaration, Encounter, Participant
+from combat.models import Declaration, Participant
 from sheets.accounts import email_token
-from sheets.models import ApiToken, Campaign, Character
-from sheets.services import create_character, remove_player
-from tests.factories import PASSWORD, make_campaign, make_thug, make_user, make_ysolde
+from sheets.models import ApiToken
+from sheets.services import remove_player
+from tests.factories import PASSWORD
 from tests.fight_steps import declare
 from tests.security.fingerprint import changed_tables, fingerprint
+from tests.security.matrix import RULES, World, build_world
 from tests.security.pages import SKIPPED_NAMESPACES, routes
 
 # Deep and slow: scripts/test.sh runs it once, on PostgreSQL (see the "once" marker).
@@ -115,89 +117,6 @@ GM = who(player=403, owner=403, gm=OK)
 OWNER_OR_GM = who(player=403, owner=OK, gm=OK)
 #: The GM's preparation (their NPC library, prepared encounters): players never see it.
 GM_ALONE = who(player=404, owner=404, gm=OK)
-
-
-# --- The table every cell starts from --------------------------------------------------------
-
-
-@dataclass
-class World:
-    """The Sunken Keep (GM ``gm``; players ``owner`` and ``player``) in a running fight:
-    Ysolde (the owner's) against a hidden copy of the GM's thug, Ysolde's turn. Bram (the
-    player's) is not in the fight. ``other_gm`` runs Elsewhere."""
-
-    gm: Any
-    owner: Any
-    player: Any
-    outsider: Any
-    other_gm: Any
-    campaign: Campaign
-    elsewhere: Campaign
-    ysolde: Character
-    bram: Character
-    npc: Character
-    encounter: Encounter
-    y: Participant  # Ysolde in the fight
-    t: Participant  # the hidden thug copy
-    owner_token: ApiToken
-    sessions: dict[str, str] = field(default_factory=dict)
-    keys: dict[str, str] = field(default_factory=dict)
-
-    def zone(self, character: Character, name: str = "chest") -> int:
-        return character.zones.get(name=name).pk
-
-    def sword(self) -> int:
-        return self.ysolde.weapons.get().pk
-
-    def discipline(self) -> int:
-        return self.ysolde.disciplines.order_by("pk").first().pk
-
-
-def build_world() -> World:
-    gm, owner, player, outsider, other_gm = (
-        make_user(name) for name in ("gm", "owner", "player", "outsider", "other_gm")
-    )
-    campaign = make_campaign(gm, players=(owner, player), name="The Sunken Keep")
-    elsewhere = make_campaign(other_gm, name="Elsewhere")
-    ysolde = make_ysolde(campaign, owner, fate=3)
-    Character.objects.filter(pk=ysolde.pk).update(rsv=40)
-    bram = create_character(campaign=campaign, owner=player, name="Bram")
-    npc = make_thug(campaign, gm)
-    encounter, _ = combat.create_encounter(campaign=campaign, name="Ambush", actor=gm)
-    combat.add_participants(encounter=encounter, characters=[ysolde], actor=gm)
-    combat.add_npc_copies(encounter=encounter, npc=npc, count=1, hidden=True, actor=gm)
-    combat.start_encounter(encounter=encounter, actor=gm)
-    encounter.refresh_from_db()
-    y = encounter.participants.get(character=ysolde)
-    t = encounter.participants.exclude(character=ysolde).get()
-    assert encounter.turn_id == y.pk
-    owner_token, owner_key = ApiToken.objects.create_token(user=owner, name="owner's script")
-    _, gm_key = ApiToken.objects.create_token(user=gm, name="GM's bot")
-    # Used just now: a token request inside a cell then writes nothing (last_used_at is
-    # touched at most once a minute), so a refusal can be checked against the fingerprint.
-    ApiToken.objects.update(last_used_at=timezone.now())
-    world = World(
-        gm=gm,
-        owner=owner,
-        player=player,
-        outsider=outsider,
-        other_gm=other_gm,
-        campaign=campaign,
-        elsewhere=elsewhere,
-        ysolde=Character.objects.get(pk=ysolde.pk),
-        bram=bram,
-        npc=npc,
-        encounter=encounter,
-        y=y,
-        t=t,
-        owner_token=owner_token,
-        keys={"owner_token": owner_key, "gm_token": gm_key},
-    )
-    for role in ("outsider", "player", "owner", "gm", "other_gm"):
-        client = Client()
-        client.force_login(getattr(world, role))
-        world.sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return world
 
 
 # --- Fights in a given state (run inside a cell, rolled back with it) --------------------------
@@ -522,42 +441,6 @@ WIZARD_BUILD = {
     "extra_rank_0": "2",
     "extra_name_1": "Dancing",
     "extra_rank_1": "1",
-}
-STRIKE = {
-    "strike": "fast",
-    "attack_apt": 3,
-    "attack_dsc": 3,
-    "weapon_dmg": 4,
-    "defense": "dodge",
-    "defense_apt": 3,
-    "defense_dsc": 2,
-    "arm": 2,
-}
-#: The public rules API: a valid request for each endpoint (query string for GET).
-RULES: dict[str, tuple[str, Mapping[str, Any]]] = {
-    "rules_omg_check": ("post", {"pro": 70, "dif": 20, "roll": 43}),
-    "rules_omg_odds": ("get", {"pro": 70, "dif": 20}),
-    "rules_omg_strike": ("post", {**STRIKE, "roll": 43}),
-    "rules_omg_strike_odds": ("get", {k: str(v) for k, v in STRIKE.items()}),
-    "rules_ogs_check": ("post", {"dice": ["d4", "d8"], "values": [1, 4], "difficulty": 8}),
-    "rules_ogs_odds": ("get", {"dice": "d4,d8,d8", "difficulty": 8}),
-    "rules_ogs_opposed": ("post", {"a": {"dice": ["d4", "d8"]}, "b": {"dice": ["d6", "d6"]}}),
-    "rules_ogs_opposed_odds": ("get", {"a": "d4,d8", "b": "d6,d6"}),
-    "rules_ogs_open": ("post", {"dice": ["d6"] * 3, "values": [1, 5, 6], "flat": 2}),
-    "rules_ogs_increase": ("post", {"dice": ["d12"], "stages": 2, "open": False}),
-    "rules_ore_roll": ("post", {"pool": 4, "dice": [2, 5, 9, 9]}),
-    "rules_ore_odds": ("get", {"pool": 2}),
-    "rules_ore_contest": ("post", {"a": {"dice": [3, 4, 4]}, "b": {"dice": [1, 5, 7, 7]}}),
-    "rules_ore_contest_odds": ("get", {"a_pool": 7, "b_pool": 5}),
-    "rules_ore_gobble": ("post", {"dice": [1, 5, 7, 7, 8], "hits": 1}),
-    "rules_ore_multiple": ("post", {"actions": 2, "dice": [4, 4, 6], "difficulty": 3}),
-    "rules_ore_cooperate": ("post", {"members": [{"pool": 2}, {"pool": 1}], "dice": [1, 1, 3]}),
-    "rules_sds_check": ("post", {"skill": 8, "skill_rolls": [1], "flag_rolls": [5]}),
-    "rules_sds_odds": ("get", {"skill": 4, "hard": 8}),
-    "rules_okrpg_damage": ("post", {"damage": "Grt", "dr": "Avg+", "lethality": "cutting"}),
-    "rules_okrpg_round": ("post", {"combatants": [{"name": "A", "successes": 3}]}),
-    "rules_okrpg_tide": ("post", {"tide": "worse", "dice": [6, 2]}),
-    "rules_okrpg_odds": ("get", {"tide": "worse"}),
 }
 
 MATRIX: dict[str, Entry] = {
@@ -1402,6 +1285,25 @@ def test_it_has_an_entry_for_every_url():
     assert not unnamed, f"URL patterns without a name cannot be in the matrix: {unnamed}"
     stale = sorted(set(MATRIX) - {r.name for r in routes()})
     assert not stale, f"Matrix entries for URLs that no longer exist: {stale}"
+
+
+def test_it_names_a_new_url_that_has_no_entry(settings):
+    """The routes come from the URLconf itself: a page added there, and nowhere else, is
+    named by the check above."""
+    from types import ModuleType
+
+    from django.http import HttpResponse
+    from django.urls import include, path
+
+    def brand_new(request: Any) -> HttpResponse:
+        return HttpResponse()
+
+    urls = import_module(settings.ROOT_URLCONF)
+    extra = [path("brand-new/", brand_new, name="brand_new"), path("", include(urls))]
+    conf = ModuleType("urls_with_a_new_route")
+    conf.urlpatterns = extra  # type: ignore[attr-defined]  # a URLconf is any module with it
+    settings.ROOT_URLCONF = conf
+    assert [r.name for r in routes() if r.name not in MATRIX] == ["brand_new"]
 
 
 def test_it_lists_exactly_the_methods_each_api_view_accepts():

@@ -14,19 +14,9 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from tests.security.pages import DemoTable, Route, demo_table, routes, snapshot
+from tests.security.pages import DemoTable, Route, demo_table, get_pages, routes, snapshot
 
 pytestmark = pytest.mark.django_db
-
-#: Pages that stream or download instead of rendering HTML (checked elsewhere).
-NOT_HTML = {
-    "live:encounter_events",
-    "live:campaign_events",
-    "display:events",
-    "sheets:character_export",
-    "logout",
-    "healthz",
-}
 
 
 @pytest.fixture
@@ -83,26 +73,6 @@ def test_it_refuses_an_htmx_write_without_a_token_and_accepts_the_pages_token(de
     assert response.status_code == 200
     demo.campaign.refresh_from_db()
     assert demo.campaign.join_code != code
-
-
-def get_pages(demo: DemoTable) -> list[tuple[str, Any]]:
-    """Every page a GM can GET, rendered with the demo table."""
-    client = Client()
-    client.force_login(demo.gm)
-    pages = []
-    for route in routes():
-        if route.is_api and route.name != "api:docs" or route.name in NOT_HTML:
-            continue
-        url = demo.url(route)
-        response = client.get(url)
-        if response.status_code == 405:  # POST-only
-            continue
-        assert response.status_code in (200, 302), (url, response.status_code)
-        pages.append((url, response))
-    anonymous = Client()
-    for url in ("/", "/accounts/login/", "/signup/", "/dice/", "/dice/omg/"):
-        pages.append((f"{url} (anonymous)", anonymous.get(url)))
-    return pages
 
 
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.IGNORECASE)

@@ -139,8 +139,7 @@ def test_every_documented_write_refuses_a_hostile_body_with_400(settings):
     from rest_framework.test import APIClient
 
     from tests.openapi import openapi_schema
-    from tests.security.pages import demo_table, snapshot
-    from tests.security.test_unknown_keys import _fill, _ids
+    from tests.security.pages import api_ids, demo_table, fill, snapshot
 
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
@@ -151,7 +150,7 @@ def test_every_documented_write_refuses_a_hostile_body_with_400(settings):
         },
     }
     demo = demo_table()
-    ids = _ids(demo)
+    ids = api_ids(demo)
     api = APIClient(raise_request_exception=False)
     api.force_authenticate(demo.gm)
     bodies = [DEEP, '{"note": "\\ud800"}', '{"\\udfff": 1}', b'{"name": "\xed\xa0\x80"}']
@@ -164,7 +163,7 @@ def test_every_documented_write_refuses_a_hostile_body_with_400(settings):
             writes.add(path)
             for body in bodies:
                 response = getattr(api, method)(
-                    _fill(path, ids), body, content_type="application/json"
+                    fill(path, ids), body, content_type="application/json"
                 )
                 if response.status_code != 400 or "detail" not in response.json():
                     wrong.append(f"{method.upper()} {path} {body[:12]!r}: {response.status_code}")

@@ -26,7 +26,7 @@ from sheets.models import Campaign, Character, Membership
 from tests.factories import make_thug, make_user, make_ysolde
 from tests.feed import events, stream_text
 from tests.fight_steps import declare_and_defend
-from tests.security.test_authz_matrix import World, build_world
+from tests.security.matrix import World, build_world
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,6 @@ a GET-modify-PUT round trip works (sheets/fields.py, RefuseUnknownKeys)."""
 
 from __future__ import annotations
 
-import random
 import re
 from typing import Any
 
@@ -13,14 +12,11 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from combat import services as combat
-from combat.models import CombatLogEntry
 from integrations.models import WebhookEndpoint
 from prep.models import LibraryNpc, PreparedEncounter
 from sheets.models import Campaign, Character, Discipline
-from tests.fight_steps import declare_and_defend
 from tests.openapi import openapi_schema
-from tests.security.pages import DemoTable, demo_table, snapshot
+from tests.security.pages import DemoTable, api_ids, demo_table, fill, snapshot
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
@@ -176,61 +172,6 @@ def _write_operations() -> list[tuple[str, str]]:
     ]
 
 
-def _ids(demo: DemoTable) -> dict[str, int]:
-    encounter = demo.encounter
-    attacker, target = encounter.participants.order_by("pk")[:2]
-    gm = demo.gm
-    # One resolved attack (for its roll) and one still waiting for its defense.
-    zone = target.character.zones.first()
-    resolved = declare_and_defend(
-        encounter,
-        attacker,
-        target,
-        action="fast",
-        zone=zone,
-        weapon=None,
-        actor=gm,
-        defender=gm,
-        defense="dodge",
-    )
-    combat.resolve(declaration=resolved, actor=gm, rng=random.Random(3))
-    pending, _ = combat.declare_attack(
-        encounter=encounter, attacker=attacker, target=target, action="fast", zone=zone, actor=gm
-    )
-    roll = CombatLogEntry.objects.filter(encounter=encounter, roll__isnull=False).latest("seq")
-    return {
-        **demo.ids,
-        "attack": pending.pk,
-        "roll": roll.pk,
-        "library": demo.ids["npc"],
-        "disciplines": demo.ids["discipline"],
-        "weapons": demo.ids["weapon"],
-        "zones": demo.ids["zone"],
-        "webhooks": demo.ids["webhook"],
-        "deliveries": demo.ids["delivery"],
-        "check-request": demo.ids["request"],
-        "check-call": demo.ids["call"],
-    }
-
-
-def _fill(path: str, ids: dict[str, int]) -> str:
-    """The path with real ids: ``{x_pk}`` names its object, ``{id}`` is that of the segment
-    before it (``/api/characters/{character_pk}/weapons/{id}/``: a weapon)."""
-    parts = path.strip("/").split("/")
-    out = []
-    for index, part in enumerate(parts):
-        if part.startswith("{"):
-            name = part.strip("{}")
-            if name == "id":
-                noun = parts[index - 1].removesuffix("s")
-                key = {"librarie": "library", "prepare": "prepared"}.get(noun, noun)
-                part = str(ids.get(key) or ids[parts[index - 1]])
-            else:
-                part = str(ids[name.removesuffix("_pk")])
-        out.append(part)
-    return "/" + "/".join(out) + "/"
-
-
 def test_every_documented_write_refuses_an_unknown_key(demo, gm_api, settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
@@ -240,13 +181,13 @@ def test_every_documented_write_refuses_an_unknown_key(demo, gm_api, settings):
             "rules_user": "100000/min",
         },
     }
-    ids = _ids(demo)
+    ids = api_ids(demo)
     operations = _write_operations()
     assert len(operations) >= 60
     before = {Campaign: Campaign.objects.count(), Character: Character.objects.count()}
     wrong = []
     for method, path in operations:
-        url = _fill(path, ids)
+        url = fill(path, ids)
         assert not re.search(r"[{}]", url), url
         response = getattr(gm_api, method)(url, {TYPO: 1}, format="json")
         body = response.json() if response["Content-Type"] == "application/json" else None
