@@ -28,11 +28,6 @@ ROOT = TESTS.parent
 #: entry is allowed to break the layout rules until that work lands, then it is removed.
 PENDING: frozenset[str] = frozenset(
     {
-        # pending: being moved (their helpers go to tests/security/matrix.py)
-        "tests/security/test_list_leaks.py",
-        "tests/security/test_hostile_text.py",
-        "tests/security/test_hostile_json.py",
-        "tests/config/test_generated_client.py",
         # pending: being moved (their helpers go to tests/locking.py)
         "tests/combat/test_campaign_creation_races.py",
         "tests/combat/test_fight_deletion_races.py",
