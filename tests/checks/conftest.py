@@ -9,9 +9,6 @@ import pytest
 
 from tests.tables import ChecksTable, Table, make_checks_table
 
-# tests/checks/test_fate_locking.py imports it from here, until its helpers move out.
-make_table = make_checks_table
-
 
 @pytest.fixture
 def table(table: Table) -> ChecksTable:

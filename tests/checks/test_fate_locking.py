@@ -13,31 +13,16 @@ import threading
 from typing import Any
 
 import pytest
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 
 from checks import services
 from checks.models import Check
 from rules.engine import omg
 from sheets.models import Character, Discipline
-from tests.checks.conftest import make_table
+from tests.locking import locked, waiting_for_a_lock
+from tests.tables import make_checks_table
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def _locked(model: Any, pk: int) -> bool:
-    try:
-        with transaction.atomic():
-            model.objects.select_for_update(nowait=True).get(pk=pk)
-    except DatabaseError:
-        return True
-    return False
-
-
-def _waiting_for_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-        row = cursor.fetchone()
-        return bool(row and row[0] > 0)
 
 
 def _epic_failure_of_a_discipline(table: Any) -> Check:
@@ -87,13 +72,13 @@ def _behind_a_sheet_edit(table: Any, action: Any) -> tuple[list[Any], list[BaseE
     seen: list[Any] = []
     try:
         for _ in range(300):
-            if _waiting_for_a_lock():
+            if waiting_for_a_lock():
                 break
             threading.Event().wait(0.02)
         else:
             pytest.fail("the Fate spend never waited for the held character")
         discipline = Discipline.objects.get(character=table.ysolde, name="Lock-picking")
-        seen.append(_locked(Discipline, discipline.pk))
+        seen.append(locked(Discipline, discipline.pk))
     finally:
         release.set()
         editor.join(30)
@@ -102,7 +87,7 @@ def _behind_a_sheet_edit(table: Any, action: Any) -> tuple[list[Any], list[BaseE
 
 
 def test_a_fate_spend_on_a_check_locks_the_character_before_its_discipline():
-    table = make_table()
+    table = make_checks_table()
     check = _epic_failure_of_a_discipline(table)
 
     def revoke() -> None:
@@ -127,7 +112,7 @@ def test_a_fate_spend_on_a_check_locks_the_character_before_its_discipline():
 def test_an_undo_of_a_reroll_locks_the_character_before_its_discipline():
     """Undoing a re-roll takes back the new roll's changes (the discipline's EXP mark) and
     the Fate spend (the payer's Fate): both sheets' rows, the character first."""
-    table = make_table()
+    table = make_checks_table()
     check = _epic_failure_of_a_discipline(table)
     _revoked, again = services.spend_fate(
         user=table.owner,

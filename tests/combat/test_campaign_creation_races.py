@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -35,21 +36,21 @@ from prep.models import LibraryNpc, PreparedEncounter, PreparedGroup
 from prep.starter import STARTERS
 from rules.models import DiceRoll
 from sheets.models import ApiToken, Campaign, Character, Membership
-from tests.combat.test_fight_deletion_races import (
+from tests.factories import Fight, make_fight
+from tests.integrations.receiver import Receiver, start
+from tests.locking import (
     DELETIONS,
     WAIT,
     Outcomes,
-    _api,
-    _deletion_held,
-    _join,
-    _nothing_left,
-    _sheets,
-    _thread,
-    _wait_for_a_lock_waiter,
+    api,
+    deletion_held,
+    join,
+    nothing_left,
+    sheet_ids,
+    start_thread,
+    wait_for_a_lock_waiter,
 )
-from tests.combat.test_fight_deletion_races import _web as _new_web
-from tests.factories import Fight, make_fight
-from tests.integrations.receiver import start
+from tests.locking import web as _new_web
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -75,12 +76,21 @@ def fight(table: Any) -> Iterator[Fight]:
 
 
 @pytest.fixture
-def hook_url() -> Iterator[str]:
-    """A webhook address the app accepts (the tests' receiver; nothing is sent to it)."""
-    receiver, server = start()
-    yield receiver.url
-    server.shutdown()
-    server.server_close()
+def hook_url() -> Iterator[Callable[[], str]]:
+    """hook_url() -> a webhook address the app accepts (the tests' receiver; nothing is sent to
+    it). Started on first use: only the webhook creations need it, and stopping a receiver took
+    0.3 s of each test's teardown (its serve_forever looks for the stop twice a second)."""
+    started: list[tuple[Receiver, ThreadingHTTPServer]] = []
+
+    def url() -> str:
+        if not started:
+            started.append(start())
+        return started[0][0].url
+
+    yield url
+    for _, server in started:
+        server.shutdown()
+        server.server_close()
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,7 @@ class Creation:
     """A write that makes a ``model`` row in the campaign (``field``: its campaign's id),
     as its user sends it; ``refused``: its answer once the campaign is gone."""
 
-    send: Callable[[Fight, str], Any]
+    send: Callable[[Fight, Callable[[], str]], Any]
     model: type[models.Model]
     refused: int = 404
     field: str = "campaign_id"
@@ -111,7 +121,7 @@ CREATIONS: dict[str, Creation] = {
         Character,
     ),
     "character API": Creation(
-        lambda f, _: _api(f.table.player).post(
+        lambda f, _: api(f.table.player).post(
             "/api/characters/", {"campaign": _campaign(f), "name": "Late"}, format="json"
         ),
         Character,
@@ -124,7 +134,7 @@ CREATIONS: dict[str, Creation] = {
         DiceRoll,
     ),
     "dice API": Creation(
-        lambda f, _: _api(f.table.player).post(
+        lambda f, _: api(f.table.player).post(
             "/api/rules/omg/check/",
             {"pro": 70, "dif": 20, "roll": 43, "campaign": _campaign(f)},
             format="json",
@@ -140,7 +150,7 @@ CREATIONS: dict[str, Creation] = {
         refused=200,
     ),
     "join API": Creation(
-        lambda f, _: _api(f.table.outsider).post(
+        lambda f, _: api(f.table.outsider).post(
             "/api/campaigns/join/", {"code": f.table.campaign.join_code}, format="json"
         ),
         Membership,
@@ -149,14 +159,14 @@ CREATIONS: dict[str, Creation] = {
     "webhook page": Creation(
         lambda f, url: _web(f.table.gm).post(
             f"/campaigns/{_campaign(f)}/webhooks/",
-            {"url": url, "events": ["roll.resolved"], "format": "json"},
+            {"url": url(), "events": ["roll.resolved"], "format": "json"},
         ),
         WebhookEndpoint,
     ),
     "webhook API": Creation(
-        lambda f, url: _api(f.table.gm).post(
+        lambda f, url: api(f.table.gm).post(
             f"/api/campaigns/{_campaign(f)}/webhooks/",
-            {"url": url, "events": ["roll.resolved"]},
+            {"url": url(), "events": ["roll.resolved"]},
             format="json",
         ),
         WebhookEndpoint,
@@ -168,7 +178,7 @@ CREATIONS: dict[str, Creation] = {
         PreparedEncounter,
     ),
     "prepared API": Creation(
-        lambda f, _: _api(f.table.gm).post(
+        lambda f, _: api(f.table.gm).post(
             f"/api/campaigns/{_campaign(f)}/prepared/", {"name": "Late"}, format="json"
         ),
         PreparedEncounter,
@@ -178,7 +188,7 @@ CREATIONS: dict[str, Creation] = {
         DisplayLink,
     ),
     "check call API": Creation(
-        lambda f, _: _api(f.table.gm).post(
+        lambda f, _: api(f.table.gm).post(
             "/api/check-calls/",
             {
                 "campaign": _campaign(f),
@@ -203,24 +213,24 @@ def _left(creation: Creation, campaign: int) -> list[Any]:
 def test_a_row_created_behind_the_deletion_of_its_campaign_is_refused(fight, hook_url, what, how):
     """The INSERT's foreign key waited for the deletion holding the campaign, then failed."""
     creation = CREATIONS[what]
-    sheets, campaign = _sheets(fight), _campaign(fight)
+    sheets, campaign = sheet_ids(fight), _campaign(fight)
     _, deleted = DELETIONS[how]
     outcomes = Outcomes()
-    with _deletion_held(fight, how, outcomes) as release:
-        creator = _thread(outcomes.run, "create", lambda: creation.send(fight, hook_url))
-        _wait_for_a_lock_waiter(creator)
+    with deletion_held(fight, how, outcomes) as release:
+        creator = start_thread(outcomes.run, "create", lambda: creation.send(fight, hook_url))
+        wait_for_a_lock_waiter(creator)
         release.set()
-    _join(creator)
+    join(creator)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert outcomes.of("create") == [creation.refused]
     assert _left(creation, campaign) == []
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 @contextmanager
 def _creation_held(
-    creation: Creation, fight: Fight, hook_url: str, outcomes: Outcomes
+    creation: Creation, fight: Fight, hook_url: Callable[[], str], outcomes: Outcomes
 ) -> Iterator[threading.Event]:
     """The creation, stopped inside its transaction once its row is saved, until the event."""
     reached, release = threading.Event(), threading.Event()
@@ -233,12 +243,12 @@ def _creation_held(
 
     post_save.connect(pause, sender=creation.model, dispatch_uid="test_pause_creation")
     try:
-        creator.append(_thread(outcomes.run, "create", lambda: creation.send(fight, hook_url)))
+        creator.append(start_thread(outcomes.run, "create", lambda: creation.send(fight, hook_url)))
         assert reached.wait(WAIT)
         yield release
     finally:
         release.set()
-        _join(*creator)
+        join(*creator)
         post_save.disconnect(sender=creation.model, dispatch_uid="test_pause_creation")
 
 
@@ -262,19 +272,19 @@ CREATED = {
 @pytest.mark.parametrize("what", sorted(CREATIONS))
 def test_a_deletion_behind_a_creation_waits_and_deletes_its_row_too(fight, hook_url, what):
     creation = CREATIONS[what]
-    sheets, campaign = _sheets(fight), _campaign(fight)
+    sheets, campaign = sheet_ids(fight), _campaign(fight)
     _, deleted = DELETIONS["campaign API"]
     outcomes = Outcomes()
     with _creation_held(creation, fight, hook_url, outcomes) as release:
-        deleter = _thread(outcomes.run, "delete", lambda: DELETIONS["campaign API"][0](fight))
-        _wait_for_a_lock_waiter(deleter)
+        deleter = start_thread(outcomes.run, "delete", lambda: DELETIONS["campaign API"][0](fight))
+        wait_for_a_lock_waiter(deleter)
         release.set()
-        _join(deleter)
+        join(deleter)
     assert outcomes.errors == []
     assert outcomes.of("create") == [CREATED[what]]
     assert outcomes.of("delete") == [deleted]
     assert _left(creation, campaign) == []
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 # --- Starting a prepared fight, or putting library NPCs into one --------------------------
@@ -291,11 +301,11 @@ def _prepared(fight: Fight) -> PreparedEncounter:
 
 
 def _start(fight: Fight, prepared: PreparedEncounter) -> Any:
-    return _api(fight.table.gm).post(f"/api/prepared/{prepared.pk}/start/")
+    return api(fight.table.gm).post(f"/api/prepared/{prepared.pk}/start/")
 
 
 def _put_npcs(fight: Fight, npc: LibraryNpc) -> Any:
-    return _api(fight.table.gm).post(
+    return api(fight.table.gm).post(
         f"/api/encounters/{fight.encounter.pk}/library/",
         {"picks": [{"npc": npc.pk, "count": 2}]},
         format="json",
@@ -309,15 +319,15 @@ def test_prep_behind_a_deletion_waits_and_is_not_found(fight, how, what):
     deletion, holding the campaign, then waited for the NPCs: a deadlock (a 500)."""
     prepared = _prepared(fight)
     npc = prepared.groups.order_by("pk").first().npc
-    gm, campaign, sheets = fight.table.gm.pk, _campaign(fight), _sheets(fight)
+    gm, campaign, sheets = fight.table.gm.pk, _campaign(fight), sheet_ids(fight)
     send = {"start": lambda: _start(fight, prepared), "put NPCs": lambda: _put_npcs(fight, npc)}
     _, deleted = DELETIONS[how]
     outcomes = Outcomes()
-    with _deletion_held(fight, how, outcomes) as release:
-        creator = _thread(outcomes.run, "create", send[what])
-        _wait_for_a_lock_waiter(creator)
+    with deletion_held(fight, how, outcomes) as release:
+        creator = start_thread(outcomes.run, "create", send[what])
+        wait_for_a_lock_waiter(creator)
         release.set()
-    _join(creator)
+    join(creator)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert outcomes.of("create") == [404]
@@ -326,14 +336,14 @@ def test_prep_behind_a_deletion_waits_and_is_not_found(fight, how, what):
     assert not Campaign.objects.filter(pk=campaign).exists()
     if how == "GM's account":
         assert not LibraryNpc.objects.filter(owner_id=gm).exists()
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 @pytest.mark.parametrize("what", ["start", "put NPCs"])
 def test_the_gms_account_deletion_behind_prep_waits_and_deletes_everything(fight, what):
     prepared = _prepared(fight)
     npc = prepared.groups.order_by("pk").first().npc
-    gm, campaign, sheets = fight.table.gm.pk, _campaign(fight), _sheets(fight)
+    gm, campaign, sheets = fight.table.gm.pk, _campaign(fight), sheet_ids(fight)
     send = {"start": lambda: _start(fight, prepared), "put NPCs": lambda: _put_npcs(fight, npc)}
     reached, release = threading.Event(), threading.Event()
     creator: list[threading.Thread] = []
@@ -347,12 +357,12 @@ def test_the_gms_account_deletion_behind_prep_waits_and_deletes_everything(fight
 
     post_save.connect(pause, sender=Character, dispatch_uid="test_pause_prep")
     try:
-        creator.append(_thread(outcomes.run, "create", send[what]))
+        creator.append(start_thread(outcomes.run, "create", send[what]))
         assert reached.wait(WAIT)
-        deleter = _thread(outcomes.run, "delete", lambda: DELETIONS["GM's account"][0](fight))
-        _wait_for_a_lock_waiter(deleter)
+        deleter = start_thread(outcomes.run, "delete", lambda: DELETIONS["GM's account"][0](fight))
+        wait_for_a_lock_waiter(deleter)
         release.set()
-        _join(deleter, *creator)
+        join(deleter, *creator)
     finally:
         release.set()
         post_save.disconnect(sender=Character, dispatch_uid="test_pause_prep")
@@ -362,7 +372,7 @@ def test_the_gms_account_deletion_behind_prep_waits_and_deletes_everything(fight
     assert not Encounter.objects.filter(campaign_id=campaign).exists()
     assert not Character.objects.filter(campaign_id=campaign).exists()
     assert not LibraryNpc.objects.filter(owner_id=gm).exists()
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 # --- A library NPC added while its owner's account is deleted ------------------------------
@@ -370,15 +380,15 @@ def test_the_gms_account_deletion_behind_prep_waits_and_deletes_everything(fight
 
 def _library_npc(f: Fight) -> Any:
     stat_block = next(iter(STARTERS.values()))
-    return _api(f.table.gm).post("/api/library/", stat_block, format="json")
+    return api(f.table.gm).post("/api/library/", stat_block, format="json")
 
 
 def _starter_set(f: Fight) -> Any:
-    return _api(f.table.gm).post("/api/library/starter-set/")
+    return api(f.table.gm).post("/api/library/starter-set/")
 
 
 def _api_token(f: Fight) -> Any:
-    return _api(f.table.gm).post("/api/tokens/", {"name": "bot"}, format="json")
+    return api(f.table.gm).post("/api/tokens/", {"name": "bot"}, format="json")
 
 
 def _token_page(f: Fight) -> Any:
@@ -400,41 +410,41 @@ TOKEN_WRITES: dict[str, Callable[[Fight], Any]] = {
 def test_a_library_npc_added_behind_the_gms_account_deletion_is_refused(fight, what):
     """The new NPC was not among what the deletion collected: the starter set's NPCs pointed
     at the deleted account at COMMIT (a 500); a single NPC was committed, then deleted."""
-    gm, sheets = fight.table.gm.pk, _sheets(fight)
+    gm, sheets = fight.table.gm.pk, sheet_ids(fight)
     outcomes = Outcomes()
-    with _deletion_held(fight, "GM's account", outcomes) as release:
-        creator = _thread(outcomes.run, "create", lambda: LIBRARY_WRITES[what](fight))
-        _wait_for_a_lock_waiter(creator)
+    with deletion_held(fight, "GM's account", outcomes) as release:
+        creator = start_thread(outcomes.run, "create", lambda: LIBRARY_WRITES[what](fight))
+        wait_for_a_lock_waiter(creator)
         release.set()
-    _join(creator)
+    join(creator)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [302]
     assert outcomes.of("create") == [404]
     assert not LibraryNpc.objects.filter(owner_id=gm).exists()
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 @pytest.mark.parametrize("what", sorted(TOKEN_WRITES))
 def test_an_api_token_made_behind_the_account_deletion_is_refused(fight, what):
     """The token's row pointed at the deleted account at COMMIT: a 500."""
-    gm, sheets = fight.table.gm.pk, _sheets(fight)
+    gm, sheets = fight.table.gm.pk, sheet_ids(fight)
     _web(fight.table.gm)  # logged in before the account's row is held
     outcomes = Outcomes()
-    with _deletion_held(fight, "GM's account", outcomes) as release:
-        creator = _thread(outcomes.run, "create", lambda: TOKEN_WRITES[what](fight))
-        _wait_for_a_lock_waiter(creator)
+    with deletion_held(fight, "GM's account", outcomes) as release:
+        creator = start_thread(outcomes.run, "create", lambda: TOKEN_WRITES[what](fight))
+        wait_for_a_lock_waiter(creator)
         release.set()
-    _join(creator)
+    join(creator)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [302]
     assert outcomes.of("create") == [404]
     assert not ApiToken.objects.filter(user_id=gm).exists()
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 @pytest.mark.parametrize("what", sorted(LIBRARY_WRITES))
 def test_the_gms_account_deletion_behind_a_library_npc_waits_and_deletes_it(fight, what):
-    gm, sheets = fight.table.gm.pk, _sheets(fight)
+    gm, sheets = fight.table.gm.pk, sheet_ids(fight)
     reached, release = threading.Event(), threading.Event()
     creator: list[threading.Thread] = []
     outcomes = Outcomes()
@@ -446,12 +456,12 @@ def test_the_gms_account_deletion_behind_a_library_npc_waits_and_deletes_it(figh
 
     post_save.connect(pause, sender=LibraryNpc, dispatch_uid="test_pause_library")
     try:
-        creator.append(_thread(outcomes.run, "create", lambda: LIBRARY_WRITES[what](fight)))
+        creator.append(start_thread(outcomes.run, "create", lambda: LIBRARY_WRITES[what](fight)))
         assert reached.wait(WAIT)
-        deleter = _thread(outcomes.run, "delete", lambda: DELETIONS["GM's account"][0](fight))
-        _wait_for_a_lock_waiter(deleter)
+        deleter = start_thread(outcomes.run, "delete", lambda: DELETIONS["GM's account"][0](fight))
+        wait_for_a_lock_waiter(deleter)
         release.set()
-        _join(deleter, *creator)
+        join(deleter, *creator)
     finally:
         release.set()
         post_save.disconnect(sender=LibraryNpc, dispatch_uid="test_pause_library")
@@ -459,4 +469,4 @@ def test_the_gms_account_deletion_behind_a_library_npc_waits_and_deletes_it(figh
     assert outcomes.of("create") == [201 if what == "library NPC API" else 200]
     assert outcomes.of("delete") == [302]
     assert not LibraryNpc.objects.filter(owner_id=gm).exists()
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)

@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
@@ -31,105 +30,27 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models.signals import pre_delete
-from django.test import Client
-from rest_framework.test import APIClient
 
 from combat import services
 from combat.models import CombatLogEntry, Declaration, Encounter, Participant
-from sheets.models import BodyZone, Campaign, Character
+from sheets.models import BodyZone, Character
 from tests.factories import PASSWORD, Fight, make_campaign, make_fight, make_user
+from tests.locking import (
+    DELETIONS,
+    WAIT,
+    Outcomes,
+    api,
+    delete_campaign_api,
+    deletion_held,
+    join,
+    nothing_left,
+    sheet_ids,
+    start_thread,
+    wait_for_a_lock_waiter,
+    web,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-WAIT = 30  # seconds: far more than any step here takes; a stuck thread fails the test
-
-
-@dataclass
-class Outcomes:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    statuses: list[tuple[str, int]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    def run(self, who: str, call: Callable[[], Any]) -> None:
-        try:
-            status = call().status_code
-            with self.lock:
-                self.statuses.append((who, status))
-        except Exception as exc:  # a 500, a deadlock: every failure fails the test
-            with self.lock:
-                self.errors.append(f"{who}: {type(exc).__name__}: {exc}")
-        finally:
-            connection.close()
-
-    def of(self, who: str) -> list[int]:
-        return [status for name, status in self.statuses if name == who]
-
-
-def _thread(target: Callable[..., None], *args: Any) -> threading.Thread:
-    thread = threading.Thread(target=target, args=args, daemon=True)
-    thread.start()
-    return thread
-
-
-def _wait_for_a_lock_waiter(thread: threading.Thread) -> None:
-    """Until another session waits for a lock (the thread queued behind the one held), or
-    the thread is done without waiting (the order the deletion used to allow), from this
-    thread's own connection."""
-    deadline = time.monotonic() + WAIT
-    with connection.cursor() as cursor:
-        while thread.is_alive():
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                "AND datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            (waiting,) = cursor.fetchone()
-            if waiting:
-                return
-            assert time.monotonic() < deadline, "nobody came to wait for the lock"
-            time.sleep(0.02)
-
-
-def _join(*threads: threading.Thread) -> None:
-    for t in threads:
-        t.join(WAIT)
-    assert not any(t.is_alive() for t in threads), "a thread is stuck (a lock never released?)"
-
-
-# --- The ways of deleting, each as its user sends it ----------------------------------------
-
-
-def _web(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def _api(user: Any) -> APIClient:
-    api = APIClient()
-    api.force_authenticate(user)
-    return api
-
-
-def delete_campaign_page(fight: Fight) -> Any:
-    return _web(fight.table.gm).post(f"/campaigns/{fight.table.campaign.pk}/delete/")
-
-
-def delete_campaign_api(fight: Fight) -> Any:
-    return _api(fight.table.gm).delete(f"/api/campaigns/{fight.table.campaign.pk}/")
-
-
-def delete_gm_account(fight: Fight) -> Any:
-    """The GM leaves for good, with the campaign they run (typed out) and its fight."""
-    campaigns = Campaign.objects.filter(gm=fight.table.gm).values_list("pk", "name")
-    typed = {f"campaign_{pk}": name for pk, name in campaigns}
-    return _web(fight.table.gm).post("/account/delete/", {"password": PASSWORD, **typed})
-
-
-DELETIONS: dict[str, tuple[Callable[[Fight], Any], int]] = {
-    "campaign page": (delete_campaign_page, 302),
-    "campaign API": (delete_campaign_api, 204),
-    "GM's account": (delete_gm_account, 302),
-}
 
 
 def _actions(fight: Fight, roll: int = 50) -> dict[str, Callable[[], Any]]:
@@ -153,29 +74,12 @@ def _actions(fight: Fight, roll: int = 50) -> dict[str, Callable[[], Any]]:
 
     def adjust() -> Any:
         body = {"zone": chest, "amount": next(amounts)}
-        return _api(gm).post(f"{url}/adjust/", body, format="json")
+        return api(gm).post(f"{url}/adjust/", body, format="json")
 
     return {
-        "strike": lambda: _api(gm).post(f"{url}/strike/", strike, format="json"),
+        "strike": lambda: api(gm).post(f"{url}/strike/", strike, format="json"),
         "adjust": adjust,
     }
-
-
-def _nothing_left(fight: Fight, characters: list[int]) -> None:
-    """The deletion is whole: no campaign, fight, participant, attack, log entry or sheet."""
-    assert not Campaign.objects.filter(pk=fight.table.campaign.pk).exists()
-    assert not Encounter.objects.filter(pk=fight.encounter.pk).exists()
-    assert not Participant.objects.filter(encounter_id=fight.encounter.pk).exists()
-    assert not Declaration.objects.filter(encounter_id=fight.encounter.pk).exists()
-    assert not CombatLogEntry.objects.filter(encounter_id=fight.encounter.pk).exists()
-    assert not Character.objects.filter(pk__in=characters).exists()
-    assert not BodyZone.objects.filter(character_id__in=characters).exists()
-
-
-def _sheets(fight: Fight) -> list[int]:
-    return list(
-        Character.objects.filter(campaign=fight.table.campaign).values_list("pk", flat=True)
-    )
 
 
 @pytest.fixture
@@ -209,91 +113,67 @@ def _action_held(fight: Fight, outcomes: Outcomes) -> Iterator[threading.Event]:
             held.set()
             connection.close()
 
-    thread = _thread(act)
+    thread = start_thread(act)
     assert held.wait(WAIT)
     try:
         yield release
     finally:
         release.set()
-        _join(thread)
+        join(thread)
 
 
 @pytest.mark.parametrize("how", sorted(DELETIONS))
 def test_a_deletion_waits_for_the_action_in_progress_then_deletes_everything(fight, how):
     delete, deleted = DELETIONS[how]
-    sheets = _sheets(fight)
+    sheets = sheet_ids(fight)
     outcomes = Outcomes()
     with _action_held(fight, outcomes) as release:
-        deleter = _thread(outcomes.run, "delete", lambda: delete(fight))
-        _wait_for_a_lock_waiter(deleter)
+        deleter = start_thread(outcomes.run, "delete", lambda: delete(fight))
+        wait_for_a_lock_waiter(deleter)
         release.set()
-        _join(deleter)
+        join(deleter)
     assert outcomes.errors == []
     assert outcomes.of("action") == [200]
     assert outcomes.of("delete") == [deleted]
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 # --- A deletion in progress: the action waits for it, then finds nothing: 404 ---------------
 
 
-@contextmanager
-def _deletion_held(fight: Fight, how: str, outcomes: Outcomes) -> Iterator[threading.Event]:
-    """The deletion, stopped inside its transaction as it starts deleting rows (after every
-    lock it takes first), until the event."""
-    delete, _ = DELETIONS[how]
-    reached, release = threading.Event(), threading.Event()
-    deleter_thread: list[threading.Thread] = []
-
-    def pause(sender: Any, **kwargs: Any) -> None:
-        if threading.current_thread() in deleter_thread and not reached.is_set():
-            reached.set()
-            assert release.wait(WAIT)
-
-    pre_delete.connect(pause, sender=Encounter, dispatch_uid="test_pause_deletion")
-    try:
-        deleter_thread.append(_thread(outcomes.run, "delete", lambda: delete(fight)))
-        assert reached.wait(WAIT)
-        yield release
-    finally:
-        release.set()
-        _join(*deleter_thread)
-        pre_delete.disconnect(sender=Encounter, dispatch_uid="test_pause_deletion")
-
-
 @pytest.mark.parametrize("action", ["strike", "adjust"])
 @pytest.mark.parametrize("how", sorted(DELETIONS))
 def test_an_action_behind_a_deletion_waits_and_is_not_found(fight, how, action):
-    sheets = _sheets(fight)
+    sheets = sheet_ids(fight)
     _, deleted = DELETIONS[how]
     call = _actions(fight)[action]
     outcomes = Outcomes()
-    with _deletion_held(fight, how, outcomes) as release:
-        actor = _thread(outcomes.run, action, call)
-        _wait_for_a_lock_waiter(actor)
+    with deletion_held(fight, how, outcomes) as release:
+        actor = start_thread(outcomes.run, action, call)
+        wait_for_a_lock_waiter(actor)
         release.set()
-    _join(actor)
+    join(actor)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert outcomes.of(action) == [404]
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 @pytest.mark.parametrize("action", ["strike", "adjust"])
 def test_an_action_after_the_deletion_is_not_found(fight, action):
-    sheets = _sheets(fight)
+    sheets = sheet_ids(fight)
     call = _actions(fight)[action]
     assert delete_campaign_api(fight).status_code == 204
     response = call()
     assert response.status_code == 404, response.content
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)
 
 
 # --- A sheet in the fight deleted (or handed over) while the fight goes on ------------------
 
 
 def delete_player_account(fight: Fight, characters: str) -> Any:
-    return _web(fight.table.player).post(
+    return web(fight.table.player).post(
         "/account/delete/", {"password": PASSWORD, "characters": characters}
     )
 
@@ -301,11 +181,11 @@ def delete_player_account(fight: Fight, characters: str) -> Any:
 SHEET_DELETIONS: dict[str, tuple[Callable[[Fight], Any], int]] = {
     "player's account": (lambda f: delete_player_account(f, "delete"), 302),
     "character page": (
-        lambda f: _web(f.table.player).post(f"/characters/{f.ysolde.character_id}/delete/"),
+        lambda f: web(f.table.player).post(f"/characters/{f.ysolde.character_id}/delete/"),
         302,
     ),
     "character API": (
-        lambda f: _api(f.table.player).delete(f"/api/characters/{f.ysolde.character_id}/"),
+        lambda f: api(f.table.player).delete(f"/api/characters/{f.ysolde.character_id}/"),
         204,
     ),
 }
@@ -326,12 +206,12 @@ def _sheet_deletion_held(
 
     pre_delete.connect(pause, sender=Character, dispatch_uid="test_pause_sheet_deletion")
     try:
-        deleter_thread.append(_thread(outcomes.run, "delete", lambda: delete(fight)))
+        deleter_thread.append(start_thread(outcomes.run, "delete", lambda: delete(fight)))
         assert reached.wait(WAIT)
         yield release
     finally:
         release.set()
-        _join(*deleter_thread)
+        join(*deleter_thread)
         pre_delete.disconnect(sender=Character, dispatch_uid="test_pause_sheet_deletion")
 
 
@@ -346,10 +226,10 @@ def test_a_strike_behind_the_deletion_of_its_target_waits_then_finds_no_target(f
     strike = actions["strike"]
     outcomes = Outcomes()
     with _sheet_deletion_held(fight, delete, outcomes) as release:
-        striker = _thread(outcomes.run, "strike", strike)
-        _wait_for_a_lock_waiter(striker)
+        striker = start_thread(outcomes.run, "strike", strike)
+        wait_for_a_lock_waiter(striker)
         release.set()
-    _join(striker)
+    join(striker)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert outcomes.of("strike") == [400]
@@ -390,12 +270,12 @@ def test_the_deletion_of_a_sheet_waits_for_the_strike_on_it(fight, how):
             held.set()
             connection.close()
 
-    striker = _thread(strike_held)
+    striker = start_thread(strike_held)
     assert held.wait(WAIT)
-    deleter = _thread(outcomes.run, "delete", lambda: delete(fight))
-    _wait_for_a_lock_waiter(deleter)
+    deleter = start_thread(outcomes.run, "delete", lambda: delete(fight))
+    wait_for_a_lock_waiter(deleter)
     release.set()
-    _join(striker, deleter)
+    join(striker, deleter)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert not Character.objects.filter(pk=fight.ysolde.character_id).exists()
@@ -421,16 +301,16 @@ def test_a_strike_behind_a_player_leaving_their_sheet_to_the_gm_goes_on(fight):
     pre_delete.connect(pause, sender=User, dispatch_uid="test_pause_account")
     try:
         deleter_thread.append(
-            _thread(outcomes.run, "delete", lambda: delete_player_account(fight, "give"))
+            start_thread(outcomes.run, "delete", lambda: delete_player_account(fight, "give"))
         )
         assert reached.wait(WAIT)
-        striker = _thread(outcomes.run, "strike", strike)
-        _wait_for_a_lock_waiter(striker)
+        striker = start_thread(outcomes.run, "strike", strike)
+        wait_for_a_lock_waiter(striker)
     finally:
         release.set()
-        _join(*deleter_thread)
+        join(*deleter_thread)
         pre_delete.disconnect(sender=User, dispatch_uid="test_pause_account")
-    _join(striker)
+    join(striker)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [302]
     assert outcomes.of("strike") == [201]
@@ -464,10 +344,10 @@ def _race(fight: Fight, delete: Callable[[Fight], Any], pause: float) -> Outcome
         outcomes.run("delete", lambda: delete(fight))
 
     actions = _actions(fight, roll=5)
-    _join(
-        _thread(until_not_found, "strike", actions["strike"]),
-        _thread(until_not_found, "adjust", actions["adjust"]),
-        _thread(deleting),
+    join(
+        start_thread(until_not_found, "strike", actions["strike"]),
+        start_thread(until_not_found, "adjust", actions["adjust"]),
+        start_thread(deleting),
     )
     return outcomes
 
@@ -480,14 +360,14 @@ def test_strikes_and_damage_racing_a_deletion_never_answer_500(how):
         gm, player = make_user(), make_user()
         campaign = make_campaign(gm, players=(player,))
         fight = make_fight(SimpleNamespace(campaign=campaign, gm=gm, player=player))
-        sheets = _sheets(fight)
+        sheets = sheet_ids(fight)
         outcomes = _race(fight, delete, rng.uniform(0.0, 0.3))
         assert outcomes.errors == [], f"round {round_}"
         assert outcomes.of("delete") == [deleted]
         assert set(outcomes.of("strike")) <= {201, 404}
         assert set(outcomes.of("adjust")) <= {200, 404}
         assert outcomes.of("strike")[-1] == outcomes.of("adjust")[-1] == 404
-        _nothing_left(fight, sheets)
+        nothing_left(fight, sheets)
 
 
 # --- A zone deleted from the sheet while an attack on it is being defended ------------------
@@ -495,14 +375,14 @@ def test_strikes_and_damage_racing_a_deletion_never_answer_500(how):
 
 ZONE_DELETIONS: dict[str, tuple[Callable[[Fight, BodyZone], Any], int]] = {
     "zone DELETE": (
-        lambda f, zone: _api(f.table.player).delete(
+        lambda f, zone: api(f.table.player).delete(
             f"/api/characters/{f.ysolde.character_id}/zones/{zone.pk}/"
         ),
         204,
     ),
     # Nested rows sent with the sheet replace its rows: its zones are deleted, then made anew.
     "sheet PATCH with zones": (
-        lambda f, zone: _api(f.table.player).patch(
+        lambda f, zone: api(f.table.player).patch(
             f"/api/characters/{f.ysolde.character_id}/",
             {"zones": [{"name": "head"}, {"name": "body"}]},
             format="json",
@@ -544,12 +424,12 @@ def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight
             held.set()
             connection.close()
 
-    defender = _thread(defend_held)
+    defender = start_thread(defend_held)
     assert held.wait(WAIT)
-    deleter = _thread(outcomes.run, "delete", lambda: delete(fight, chest))
-    _wait_for_a_lock_waiter(deleter)
+    deleter = start_thread(outcomes.run, "delete", lambda: delete(fight, chest))
+    wait_for_a_lock_waiter(deleter)
     release.set()
-    _join(defender, deleter)
+    join(defender, deleter)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert not BodyZone.objects.filter(pk=chest.pk).exists()
@@ -566,23 +446,23 @@ def test_a_zone_deleted_while_its_attack_is_defended_waits_for_the_defense(fight
 def test_a_fight_created_behind_the_deletion_of_its_campaign_is_not_found(fight, how):
     """The new encounter points at its campaign: its INSERT went through while the deletion
     held the campaign, and its foreign key failed at COMMIT, after the deletion (a 500)."""
-    sheets = _sheets(fight)
+    sheets = sheet_ids(fight)
     _, deleted = DELETIONS[how]
     gm, campaign = fight.table.gm, fight.table.campaign.pk
     outcomes = Outcomes()
-    with _deletion_held(fight, how, outcomes) as release:
-        creator = _thread(
+    with deletion_held(fight, how, outcomes) as release:
+        creator = start_thread(
             outcomes.run,
             "create",
-            lambda: _api(gm).post(
+            lambda: api(gm).post(
                 "/api/encounters/", {"campaign": campaign, "name": "Late"}, format="json"
             ),
         )
-        _wait_for_a_lock_waiter(creator)
+        wait_for_a_lock_waiter(creator)
         release.set()
-    _join(creator)
+    join(creator)
     assert outcomes.errors == []
     assert outcomes.of("delete") == [deleted]
     assert outcomes.of("create") == [404]
     assert not Encounter.objects.filter(campaign_id=campaign).exists()
-    _nothing_left(fight, sheets)
+    nothing_left(fight, sheets)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from combat import services
@@ -35,6 +35,7 @@ from rules.engine.omg_data import MELEE_COMBAT
 from sheets import services as sheet_services
 from sheets.models import BodyZone, Character, Discipline, Weapon
 from tests.factories import make_thug, make_ysolde
+from tests.locking import locked, waiting_for_a_lock
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -303,16 +304,6 @@ def test_it_loses_no_update_and_never_deadlocks_under_concurrent_attacks_and_edi
     assert sum(ledger.wounds.values()) > 0
 
 
-def _locked(model: Any, pk: int) -> bool:
-    """Whether another transaction holds a lock on the row that FOR UPDATE would wait for."""
-    try:
-        with transaction.atomic():
-            model.objects.select_for_update(nowait=True).get(pk=pk)
-    except DatabaseError:
-        return True
-    return False
-
-
 def _holding(action: Any) -> Any:
     """Runs ``action`` in a transaction on another connection and keeps it open until the
     returned function is called."""
@@ -355,14 +346,14 @@ def test_it_locks_the_sheet_rows_a_declaration_points_at_before_commit(fight):
         )
     )
     try:
-        assert _locked(BodyZone, zone.pk)
-        assert _locked(Weapon, weapon.pk)
-        assert not _locked(Character, fight.ysolde.character_id)
-        assert not _locked(Character, fight.thug.character_id)
-        assert not _locked(BodyZone, fight.zone(fight.thug, "head").pk)
+        assert locked(BodyZone, zone.pk)
+        assert locked(Weapon, weapon.pk)
+        assert not locked(Character, fight.ysolde.character_id)
+        assert not locked(Character, fight.thug.character_id)
+        assert not locked(BodyZone, fight.zone(fight.thug, "head").pk)
     finally:
         done()
-    assert not _locked(Weapon, weapon.pk)
+    assert not locked(Weapon, weapon.pk)
 
 
 def test_it_locks_the_characters_it_adds_to_an_encounter_before_commit(fight):
@@ -373,7 +364,7 @@ def test_it_locks_the_characters_it_adds_to_an_encounter_before_commit(fight):
         lambda: services.add_participants(encounter=encounter, characters=characters, actor=gm)
     )
     try:
-        assert all(_locked(Character, c.pk) for c in characters)
+        assert all(locked(Character, c.pk) for c in characters)
     finally:
         done()
 
@@ -397,15 +388,15 @@ def test_it_locks_what_a_roll_reads_and_changes_in_its_transaction(fight):
     services.declare_defense(declaration=decl.pk, defense="parry", actor=fight.table.gm)
     done = _holding(lambda: services.resolve(declaration=decl.pk, roll=43, actor=fight.table.gm))
     try:
-        assert _locked(Encounter, fight.encounter.pk)
-        assert _locked(Declaration, decl.pk)
+        assert locked(Encounter, fight.encounter.pk)
+        assert locked(Declaration, decl.pk)
         for p in (fight.ysolde, fight.thug):
-            assert _locked(Participant, p.pk)
-            assert _locked(Character, p.character_id)
-        assert _locked(BodyZone, decl.zone_id)
-        assert _locked(Weapon, decl.weapon_id)
-        assert not _locked(BodyZone, fight.zone(fight.thug, "head").pk)
-        assert not _locked(Weapon, fight.weapon(fight.thug).pk)
+            assert locked(Participant, p.pk)
+            assert locked(Character, p.character_id)
+        assert locked(BodyZone, decl.zone_id)
+        assert locked(Weapon, decl.weapon_id)
+        assert not locked(BodyZone, fight.zone(fight.thug, "head").pk)
+        assert not locked(Weapon, fight.weapon(fight.thug).pk)
     finally:
         done()
 
@@ -435,22 +426,16 @@ def test_a_fate_reroll_of_a_miss_locks_the_targets_sheet_as_the_roll_does(fight)
         )
     )
     try:
-        assert _locked(Encounter, fight.encounter.pk)
-        assert _locked(Declaration, feint.pk)
+        assert locked(Encounter, fight.encounter.pk)
+        assert locked(Declaration, feint.pk)
         for character in (fight.ysolde.character_id, thug):
-            assert _locked(Character, character)
-        assert _locked(Discipline, Discipline.objects.get(character_id=thug, name=MELEE_COMBAT).pk)
-        assert _locked(BodyZone, fight.zone(fight.thug, "chest").pk)
+            assert locked(Character, character)
+        assert locked(Discipline, Discipline.objects.get(character_id=thug, name=MELEE_COMBAT).pk)
+        assert locked(BodyZone, fight.zone(fight.thug, "chest").pk)
     finally:
         done()
     reroll = CombatLogEntry.objects.get(payload__reroll_of=missed.pk)
     assert reroll.payload["result"]["dif"] == missed.payload["result"]["dif"]
-
-
-def _waiting_for_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-        return cursor.fetchone()[0] > 0
 
 
 def test_a_declaration_that_waited_for_the_lock_sees_the_attack_declared_meanwhile(fight):
@@ -473,7 +458,7 @@ def test_a_declaration_that_waited_for_the_lock_sees_the_attack_declared_meanwhi
     thread.start()
     try:
         for _ in range(300):  # until the second one waits on the first one's lock
-            if _waiting_for_a_lock():
+            if waiting_for_a_lock():
                 break
             threading.Event().wait(0.01)
         else:
