@@ -62,8 +62,11 @@ def depends_on_database(item: pytest.Item) -> bool:
     for defs in info.name2fixturedefs.values():
         for fixturedef in defs:
             module = getattr(fixturedef.func, "__module__", "") or ""
-            if "django_db_blocker" in fixturedef.argnames and not module.startswith(
-                "pytest_django"
+            # Our django_db_setup only reads what migrate wrote (below).
+            if (
+                "django_db_blocker" in fixturedef.argnames
+                and not module.startswith("pytest_django")
+                and fixturedef.argname != "django_db_setup"
             ):
                 return True
     cls = getattr(item, "cls", None)
