@@ -454,7 +454,9 @@ class EncounterLibraryViewSet(viewsets.GenericViewSet[Any]):
         for index, pick in enumerate(data["picks"]):
             npc = mine.get(pick["npc"])
             if npc is None:
-                raise ValidationError({"picks": {index: {"npc": ["Not an NPC of your library."]}}})  # type: ignore[dict-item]  # row indexes as keys, as DRF lists do
+                # Row indexes as keys, as in DRF's own list errors (the stubs say str keys).
+                detail: Any = {"picks": {index: {"npc": ["Not an NPC of your library."]}}}
+                raise ValidationError(detail)
             picks.append(services.Pick(npc, pick["count"], data["hidden"], data["on_alert"]))
         added = services.put_into_encounter(encounter=encounter, picks=picks, actor=request.user)
         return Response(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Model
 from django.db.models.signals import pre_delete
 from django.test import Client
 from rest_framework.test import APIClient
@@ -144,6 +145,16 @@ def deletion_held(fight: Fight, how: str, outcomes: Outcomes) -> Iterator[thread
     """The deletion, stopped inside its transaction as it starts deleting rows (after every
     lock it takes first), until the event."""
     delete, _ = DELETIONS[how]
+    with paused_deleting(Encounter, fight, delete, outcomes) as release:
+        yield release
+
+
+@contextmanager
+def paused_deleting(
+    model: type[Model], fight: Fight, delete: Callable[[Fight], Any], outcomes: Outcomes
+) -> Iterator[threading.Event]:
+    """``delete`` run in a thread of its own, stopped inside its transaction as it starts
+    deleting a ``model`` row, until the event."""
     reached, release = threading.Event(), threading.Event()
     deleter_thread: list[threading.Thread] = []
 
@@ -152,7 +163,8 @@ def deletion_held(fight: Fight, how: str, outcomes: Outcomes) -> Iterator[thread
             reached.set()
             assert release.wait(WAIT)
 
-    pre_delete.connect(pause, sender=Encounter, dispatch_uid="test_pause_deletion")
+    uid = f"test_pause_deleting_{model.__name__}"
+    pre_delete.connect(pause, sender=model, dispatch_uid=uid)
     try:
         deleter_thread.append(start_thread(outcomes.run, "delete", lambda: delete(fight)))
         assert reached.wait(WAIT)
@@ -160,7 +172,7 @@ def deletion_held(fight: Fight, how: str, outcomes: Outcomes) -> Iterator[thread
     finally:
         release.set()
         join(*deleter_thread)
-        pre_delete.disconnect(sender=Encounter, dispatch_uid="test_pause_deletion")
+        pre_delete.disconnect(sender=model, dispatch_uid=uid)
 
 
 def sheet_ids(fight: Fight) -> list[int]:

@@ -3,7 +3,7 @@ numbers, and the same permission rules as the pages."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -267,7 +267,9 @@ class CharacterSerializer(fields.StrictModelSerializer):
                 user=self.context["request"].user, values=validated_data, rows=rows
             )
         except services.RowsRefused as exc:
-            raise serializers.ValidationError(exc.errors) from None  # type: ignore[arg-type]  # row indexes as keys, as DRF lists do
+            raise serializers.ValidationError(
+                cast(Any, exc.errors)
+            ) from None  # row indexes as keys
 
     def update(self, instance: Character, validated_data: dict[str, Any]) -> Character:
         rows = {k: validated_data.pop(k) for k in services.ROW_SETS if k in validated_data}
@@ -287,7 +289,9 @@ class CharacterSerializer(fields.StrictModelSerializer):
             except Character.DoesNotExist:  # deleted by another request since the view read it
                 raise NotFound(DELETED_MEANWHILE) from None
             except services.RowsRefused as exc:
-                raise serializers.ValidationError(exc.errors) from None  # type: ignore[arg-type]  # row indexes as keys, as DRF lists do
+                raise serializers.ValidationError(
+                    cast(Any, exc.errors)
+                ) from None  # row indexes as keys
             # The answer is the sheet as this transaction leaves it: the locked row, with its
             # rows read under the lock (the campaign and owner were read with it, or are read
             # again here when they changed).

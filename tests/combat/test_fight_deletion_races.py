@@ -44,6 +44,7 @@ from tests.locking import (
     deletion_held,
     join,
     nothing_left,
+    paused_deleting,
     sheet_ids,
     start_thread,
     wait_for_a_lock_waiter,
@@ -191,30 +192,6 @@ SHEET_DELETIONS: dict[str, tuple[Callable[[Fight], Any], int]] = {
 }
 
 
-@contextmanager
-def _sheet_deletion_held(
-    fight: Fight, delete: Callable[[Fight], Any], outcomes: Outcomes
-) -> Iterator[threading.Event]:
-    """The deletion, stopped inside its transaction as it starts deleting Ysolde's sheet."""
-    reached, release = threading.Event(), threading.Event()
-    deleter_thread: list[threading.Thread] = []
-
-    def pause(sender: Any, instance: Character, **kwargs: Any) -> None:
-        if threading.current_thread() in deleter_thread and not reached.is_set():
-            reached.set()
-            assert release.wait(WAIT)
-
-    pre_delete.connect(pause, sender=Character, dispatch_uid="test_pause_sheet_deletion")
-    try:
-        deleter_thread.append(start_thread(outcomes.run, "delete", lambda: delete(fight)))
-        assert reached.wait(WAIT)
-        yield release
-    finally:
-        release.set()
-        join(*deleter_thread)
-        pre_delete.disconnect(sender=Character, dispatch_uid="test_pause_sheet_deletion")
-
-
 @pytest.mark.parametrize("how", sorted(SHEET_DELETIONS))
 def test_a_strike_behind_the_deletion_of_its_target_waits_then_finds_no_target(fight, how):
     """It is Ysolde's turn: deleting her used to wait for the fight (her turn is cleared on
@@ -225,7 +202,7 @@ def test_a_strike_behind_the_deletion_of_its_target_waits_then_finds_no_target(f
     actions = _actions(fight)
     strike = actions["strike"]
     outcomes = Outcomes()
-    with _sheet_deletion_held(fight, delete, outcomes) as release:
+    with paused_deleting(Character, fight, delete, outcomes) as release:
         striker = start_thread(outcomes.run, "strike", strike)
         wait_for_a_lock_waiter(striker)
         release.set()

@@ -261,12 +261,13 @@ def test_it_gives_the_exact_numbers_shown_past_the_exact_headroom(per_hit):
 def test_it_answers_the_largest_allowed_bzf_within_a_second(prep):
     """The cost no longer grows with BZF: a table whose characters have the largest BZF a
     sheet allows takes about what a human's BZF takes (it took minutes when every wound up to
-    BZF was summed in fractions). bench/bench_matchups.py times it against BZF 20."""
+    BZF was summed in fractions). bench/bench_matchups.py times it against BZF 20. The bound
+    is this process's CPU time, not the wall clock, which a loaded machine stretches."""
     largest = 7_000
     prep.campaign.characters.update(bzf=largest)
-    start = time.perf_counter()
+    start = time.process_time()
     table = matchups.table_as_dict(matchups.matchup_table(prep.prepared))
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     row = find(table["npc_attacks"], "Thug", "Hatchet", "Ysolde Varr")
     hits = row["cells"]["mighty"]["block"]["zones"][0]["hits_to_bzf"]
     assert 100 < hits < largest  # many hits, each dealing at least one wound

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -257,7 +258,8 @@ def test_a_group_of_a_deleted_npc_is_a_400_naming_it(prep):
     LibraryNpc.objects.filter(pk=wolf.pk).delete()  # after the serializer read it
     with pytest.raises(ValidationError) as refused:
         PreparedSerializer().update(prep.prepared, {"groups": [{"npc": wolf, "count": 1}]})
-    assert "Wolf" in str(refused.value.detail["groups"])  # type: ignore[call-overload]  # a dict here
+    detail: Any = refused.value.detail  # a dict here
+    assert "Wolf" in str(detail["groups"])
     assert sorted(prep.prepared.groups.values_list("npc__starter", flat=True)) == [
         "thug",
         "veteran",

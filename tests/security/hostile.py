@@ -13,9 +13,12 @@ from html.parser import HTMLParser
 from types import ModuleType
 from typing import Any
 
+from django.core.cache import cache
 from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
 
-from tests.security.pages import snapshot
+from tests.openapi import openapi_schema
+from tests.security.pages import DemoTable, api_ids, demo_table, snapshot
 
 #: One value of each hostile kind. '²' is a digit to ``str.isdigit()`` that ``int()`` refuses;
 #: Arabic-Indic and full-width sevens are digits ``int()`` reads (as 77); 5,000 digits are past
@@ -182,3 +185,22 @@ def body_fields(schema: dict[str, Any], operation: dict[str, Any]) -> list[str]:
         for name, prop in node.get("properties", {}).items()
         if not resolve_schema(schema, prop).get("readOnly")
     ]
+
+
+def gm_api_sweep(settings: Any) -> tuple[DemoTable, dict[str, Any], APIClient, dict[str, Any]]:
+    """What a sweep of the whole API as the demo's GM starts from: the rules API's throttles
+    lifted (a sweep sends thousands of requests), the demo table, the ids its paths take, the
+    GM's client and the served schema."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "rules_anon": "100000/min",
+            "rules_user": "100000/min",
+        },
+    }
+    cache.clear()
+    demo = demo_table()
+    api = APIClient(raise_request_exception=False)
+    api.force_authenticate(demo.gm)
+    return demo, api_ids(demo), api, openapi_schema()

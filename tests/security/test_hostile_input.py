@@ -17,18 +17,17 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 from django.urls import Resolver404, resolve
-from rest_framework.test import APIClient
 
-from tests.openapi import openapi_schema
 from tests.security.hostile import (
     HOSTILE,
     LONG_NUMBER,
     body_fields,
     forms_of,
+    gm_api_sweep,
     stored_nul,
     view_fields,
 )
-from tests.security.pages import api_ids, demo_table, fill, get_pages, routes
+from tests.security.pages import demo_table, fill, get_pages, routes
 
 pytestmark = pytest.mark.django_db
 
@@ -171,20 +170,7 @@ def test_every_field_of_every_operation_takes_hostile_input_without_a_server_err
     """Every query parameter and top-level body key of every operation of the served schema,
     and each header; a body key also gets 5,000 digits as a bare JSON number (past what
     ``json.loads`` reads into an int)."""
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "rules_anon": "100000/min",
-            "rules_user": "100000/min",
-        },
-    }
-    cache.clear()
-    demo = demo_table()
-    ids = api_ids(demo)
-    api = APIClient(raise_request_exception=False)
-    api.force_authenticate(demo.gm)
-    schema = openapi_schema()
+    demo, ids, api, schema = gm_api_sweep(settings)
     sent, wrong, swept, operations = 0, [], set(), set()
     seen: set[tuple[str, str]] = set()
     for path, item in schema["paths"].items():

@@ -10,13 +10,11 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from django.test import Client
-from rest_framework.test import APIClient
 
 from checks.models import Check, CheckCall
 from sheets.models import ApiToken, BodyZone
-from tests.openapi import openapi_schema
-from tests.security.hostile import stored_nul
-from tests.security.pages import DemoTable, api_ids, demo_table, fill, get_pages
+from tests.security.hostile import gm_api_sweep, stored_nul
+from tests.security.pages import DemoTable, demo_table, fill, get_pages
 
 pytestmark = pytest.mark.django_db
 
@@ -215,20 +213,7 @@ def test_every_text_field_of_the_api_refuses_a_nul_character(settings):
     """Derived from the schema: each string a write takes, in turn, holds a NUL character
     (which PostgreSQL cannot store and SQLite would). Each is a 400 naming that field, or the
     key is one the write ignores (a read-only part sent back); nothing is ever stored."""
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "rules_anon": "100000/min",
-            "rules_user": "100000/min",
-        },
-    }
-    cache.clear()
-    demo = demo_table()
-    ids = api_ids(demo)
-    api = APIClient(raise_request_exception=False)
-    api.force_authenticate(demo.gm)
-    schema = openapi_schema()
+    demo, ids, api, schema = gm_api_sweep(settings)
     wrong, sent = [], 0
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
